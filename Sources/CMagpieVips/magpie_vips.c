@@ -1,0 +1,307 @@
+#include "magpie_vips.h"
+
+#include <string.h>
+#include <vips/vips.h>
+
+static magpie_vips_log_fn magpie_log = NULL;
+
+// libvips keeps one error buffer for the whole process; take its text right after a
+// failure so that a later failure elsewhere cannot overwrite it.
+static void take_error(char *error, size_t error_length, const char *fallback) {
+    char *message = vips_error_buffer_copy();
+    const char *text = (message && message[0]) ? message : fallback;
+    if (error && error_length > 0) {
+        strncpy(error, text, error_length - 1);
+        error[error_length - 1] = '\0';
+        size_t n = strlen(error);
+        while (n > 0 && (error[n - 1] == '\n' || error[n - 1] == ' ')) error[--n] = '\0';
+    }
+    g_free(message);
+}
+
+static void set_error(char *error, size_t error_length, const char *text) {
+    if (error && error_length > 0) {
+        strncpy(error, text, error_length - 1);
+        error[error_length - 1] = '\0';
+    }
+}
+
+static void forward_glib_log(const gchar *domain, GLogLevelFlags level, const gchar *message,
+                             gpointer user_data) {
+    (void)domain;
+    (void)user_data;
+    if (!magpie_log) return;
+    int mapped = MAGPIE_VIPS_LOG_DEBUG;
+    if (level & (G_LOG_LEVEL_ERROR | G_LOG_LEVEL_CRITICAL)) mapped = MAGPIE_VIPS_LOG_ERROR;
+    else if (level & G_LOG_LEVEL_WARNING) mapped = MAGPIE_VIPS_LOG_WARNING;
+    else if (level & (G_LOG_LEVEL_MESSAGE | G_LOG_LEVEL_INFO)) mapped = MAGPIE_VIPS_LOG_INFO;
+    magpie_log(mapped, message ? message : "");
+}
+
+static GOnce init_once = G_ONCE_INIT;
+static char init_error[256];
+
+static gpointer initialize_once(gpointer log) {
+    magpie_log = (magpie_vips_log_fn)log;
+    if (VIPS_INIT("magpie")) {
+        take_error(init_error, sizeof init_error, "libvips failed to start");
+        return GINT_TO_POINTER(1);
+    }
+    // Decoded results are cached by Magpie itself; libvips' operation cache would only
+    // hold file-sized buffers alive behind our back.
+    vips_cache_set_max(0);
+    vips_cache_set_max_mem(0);
+    vips_cache_set_max_files(0);
+    // Loaders built on large third-party libraries (ImageMagick, PDF, SVG...) are not
+    // written for hostile input; Magpie only ever needs the web formats.
+    vips_block_untrusted_set(TRUE);
+    const GLogLevelFlags levels =
+        G_LOG_LEVEL_MASK | G_LOG_FLAG_FATAL | G_LOG_FLAG_RECURSION;
+    g_log_set_handler("VIPS", levels, forward_glib_log, NULL);
+    g_log_set_handler("GLib-GObject", levels, forward_glib_log, NULL);
+    return GINT_TO_POINTER(0);
+}
+
+int magpie_vips_initialize(magpie_vips_log_fn log, char *error, size_t error_length) {
+    int status = GPOINTER_TO_INT(g_once(&init_once, initialize_once, (gpointer)log));
+    if (status != 0) set_error(error, error_length, init_error);
+    return status;
+}
+
+// The web formats Magpie decodes. Anything else is refused even when libvips could read it.
+static int loader_is_allowed(const char *loader) {
+    static const char *allowed[] = {
+        "VipsForeignLoadJpegBuffer", "VipsForeignLoadPngBuffer", "VipsForeignLoadNsgifBuffer",
+        "VipsForeignLoadWebpBuffer", "VipsForeignLoadHeifBuffer", NULL,
+    };
+    for (int i = 0; allowed[i]; i++)
+        if (strcmp(loader, allowed[i]) == 0) return 1;
+    return 0;
+}
+
+static int find_loader(const void *data, size_t length, magpie_vips_header *header,
+                       char *error, size_t error_length) {
+    const char *loader = vips_foreign_find_load_buffer(data, length);
+    if (!loader) {
+        vips_error_clear();
+        set_error(error, error_length, "the data is not in an image format Magpie recognises");
+        return MAGPIE_VIPS_NOT_AN_IMAGE;
+    }
+    if (!loader_is_allowed(loader)) {
+        char text[128];
+        g_snprintf(text, sizeof text, "unsupported image format (libvips loader %s)", loader);
+        set_error(error, error_length, text);
+        return MAGPIE_VIPS_UNSUPPORTED;
+    }
+    g_strlcpy(header->loader, loader, sizeof header->loader);
+    return MAGPIE_VIPS_OK;
+}
+
+static int fill_header(VipsImage *image, magpie_vips_header *header) {
+    header->width = vips_image_get_width(image);
+    header->height = vips_image_get_height(image);
+    header->pages = vips_image_get_n_pages(image);
+    header->orientation = vips_image_get_orientation(image);
+    if (header->orientation < 1 || header->orientation > 8) header->orientation = 1;
+    return 0;
+}
+
+int magpie_vips_read_header(const void *data, size_t length, magpie_vips_header *header,
+                            char *error, size_t error_length) {
+    memset(header, 0, sizeof *header);
+    int status = find_loader(data, length, header, error, error_length);
+    if (status != MAGPIE_VIPS_OK) return status;
+    VipsImage *image = vips_image_new_from_buffer(data, length, "", NULL);
+    if (!image) {
+        take_error(error, error_length, "could not read the image header");
+        return MAGPIE_VIPS_FAILED;
+    }
+    fill_header(image, header);
+    g_object_unref(image);
+    return MAGPIE_VIPS_OK;
+}
+
+// Brings any decoded image to 8-bit sRGB with an alpha band.
+static int to_rgba8(VipsImage *in, VipsImage **out) {
+    VipsImage *current = in;
+    g_object_ref(current);
+    VipsImage *next = NULL;
+
+    if (vips_image_get_interpretation(current) == VIPS_INTERPRETATION_CMYK) {
+        // A CMYK JPEG without a profile still needs one to become RGB; libvips ships a
+        // generic CMYK profile for that.
+        if (vips_icc_import(current, &next, "input_profile", "cmyk", "embedded", TRUE, NULL))
+            goto fail;
+        g_object_unref(current);
+        current = next;
+    }
+    if (vips_image_get_interpretation(current) != VIPS_INTERPRETATION_sRGB ||
+        vips_image_get_format(current) != VIPS_FORMAT_UCHAR) {
+        if (vips_colourspace_issupported(current)) {
+            if (vips_colourspace(current, &next, VIPS_INTERPRETATION_sRGB, NULL)) goto fail;
+            g_object_unref(current);
+            current = next;
+        }
+    }
+    if (vips_image_get_format(current) != VIPS_FORMAT_UCHAR) {
+        if (vips_cast_uchar(current, &next, NULL)) goto fail;
+        g_object_unref(current);
+        current = next;
+    }
+    int bands = vips_image_get_bands(current);
+    if (bands == 1 || bands == 2) {
+        // Grey without an interpretation libvips can convert: replicate the grey band.
+        VipsImage *grey = NULL, *rgb = NULL;
+        if (vips_extract_band(current, &grey, 0, NULL)) goto fail;
+        VipsImage *triple[3] = {grey, grey, grey};
+        int joined = vips_bandjoin(triple, &rgb, 3, NULL);
+        g_object_unref(grey);
+        if (joined) goto fail;
+        if (bands == 2) {
+            VipsImage *alpha = NULL, *pair[2];
+            if (vips_extract_band(current, &alpha, 1, NULL)) { g_object_unref(rgb); goto fail; }
+            pair[0] = rgb;
+            pair[1] = alpha;
+            joined = vips_bandjoin(pair, &next, 2, NULL);
+            g_object_unref(alpha);
+            g_object_unref(rgb);
+            if (joined) goto fail;
+        } else {
+            next = rgb;
+        }
+        g_object_unref(current);
+        current = next;
+        bands = vips_image_get_bands(current);
+    }
+    if (bands == 3) {
+        if (vips_bandjoin_const1(current, &next, 255.0, NULL)) goto fail;
+        g_object_unref(current);
+        current = next;
+    } else if (bands > 4) {
+        if (vips_extract_band(current, &next, 0, "n", 4, NULL)) goto fail;
+        g_object_unref(current);
+        current = next;
+    }
+    *out = current;
+    return 0;
+fail:
+    g_object_unref(current);
+    return -1;
+}
+
+int magpie_vips_decode(const void *data, size_t length, uint64_t max_pixels,
+                       int target_width, int target_height, int fill,
+                       magpie_vips_image *image, char *error, size_t error_length) {
+    memset(image, 0, sizeof *image);
+    int status = magpie_vips_read_header(data, length, &image->source, error, error_length);
+    if (status != MAGPIE_VIPS_OK) return status;
+
+    uint64_t declared = (uint64_t)image->source.width * (uint64_t)image->source.height;
+    if (max_pixels > 0 && declared > max_pixels) {
+        char text[160];
+        g_snprintf(text, sizeof text, "the image declares %dx%d pixels, more than the limit of %llu",
+                   image->source.width, image->source.height, (unsigned long long)max_pixels);
+        set_error(error, error_length, text);
+        return MAGPIE_VIPS_TOO_MANY_PIXELS;
+    }
+
+    VipsImage *decoded = NULL;
+    if (target_width > 0 || target_height > 0) {
+        int width = target_width > 0 ? target_width : VIPS_MAX_COORD;
+        int height = target_height > 0 ? target_height : VIPS_MAX_COORD;
+        if (vips_thumbnail_buffer((void *)data, length, &decoded, width,
+                                  "height", height,
+                                  "size", VIPS_SIZE_DOWN,
+                                  "crop", fill ? VIPS_INTERESTING_CENTRE : VIPS_INTERESTING_NONE,
+                                  "fail_on", VIPS_FAIL_ON_ERROR,
+                                  NULL)) {
+            take_error(error, error_length, "decoding failed");
+            return MAGPIE_VIPS_FAILED;
+        }
+    } else {
+        VipsImage *loaded = vips_image_new_from_buffer(
+            data, length, "", "access", VIPS_ACCESS_SEQUENTIAL, "fail_on", VIPS_FAIL_ON_ERROR, NULL);
+        if (!loaded) {
+            take_error(error, error_length, "decoding failed");
+            return MAGPIE_VIPS_FAILED;
+        }
+        int rotated = vips_autorot(loaded, &decoded, NULL);
+        g_object_unref(loaded);
+        if (rotated) {
+            take_error(error, error_length, "applying the EXIF orientation failed");
+            return MAGPIE_VIPS_FAILED;
+        }
+    }
+
+    VipsImage *rgba = NULL;
+    int converted = to_rgba8(decoded, &rgba);
+    g_object_unref(decoded);
+    if (converted) {
+        take_error(error, error_length, "converting to RGBA failed");
+        return MAGPIE_VIPS_FAILED;
+    }
+    size_t size = 0;
+    void *pixels = vips_image_write_to_memory(rgba, &size);
+    image->width = vips_image_get_width(rgba);
+    image->height = vips_image_get_height(rgba);
+    g_object_unref(rgba);
+    if (!pixels) {
+        take_error(error, error_length, "decoding failed");
+        return MAGPIE_VIPS_FAILED;
+    }
+    image->pixels = pixels;
+    image->length = size;
+    return MAGPIE_VIPS_OK;
+}
+
+void magpie_vips_free_image(magpie_vips_image *image) {
+    if (image && image->pixels) {
+        g_free(image->pixels);
+        image->pixels = NULL;
+        image->length = 0;
+    }
+}
+
+int magpie_vips_encode(const unsigned char *pixels, int width, int height, const char *format,
+                       int quality, unsigned char **output, size_t *output_length,
+                       char *error, size_t error_length) {
+    *output = NULL;
+    *output_length = 0;
+    VipsImage *image = vips_image_new_from_memory(pixels, (size_t)width * height * 4, width,
+                                                  height, 4, VIPS_FORMAT_UCHAR);
+    if (!image) {
+        take_error(error, error_length, "could not wrap the pixels");
+        return MAGPIE_VIPS_FAILED;
+    }
+    image->Type = VIPS_INTERPRETATION_sRGB;
+    void *buffer = NULL;
+    size_t size = 0;
+    int failed;
+    if (strcmp(format, "png") == 0) {
+        failed = vips_pngsave_buffer(image, &buffer, &size, NULL);
+    } else if (strcmp(format, "jpeg") == 0 || strcmp(format, "jpeg-progressive") == 0) {
+        VipsImage *flat = NULL;
+        failed = vips_flatten(image, &flat, NULL);
+        if (!failed) {
+            failed = vips_jpegsave_buffer(flat, &buffer, &size, "Q", quality, "interlace",
+                                          strcmp(format, "jpeg-progressive") == 0, NULL);
+            g_object_unref(flat);
+        }
+    } else if (strcmp(format, "webp") == 0) {
+        failed = vips_webpsave_buffer(image, &buffer, &size, "Q", quality, NULL);
+    } else {
+        g_object_unref(image);
+        set_error(error, error_length, "unknown output format");
+        return MAGPIE_VIPS_UNSUPPORTED;
+    }
+    g_object_unref(image);
+    if (failed) {
+        take_error(error, error_length, "encoding failed");
+        return MAGPIE_VIPS_FAILED;
+    }
+    *output = buffer;
+    *output_length = size;
+    return MAGPIE_VIPS_OK;
+}
+
+void magpie_vips_free_buffer(void *buffer) { g_free(buffer); }

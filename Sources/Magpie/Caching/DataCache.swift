@@ -1,0 +1,214 @@
+public import Foundation
+import Dispatch
+public import Logging
+import Synchronization
+
+/// Original image bytes on disk, one file per entry, named by the SHA-256 of the key.
+///
+/// - Writes are atomic (a temporary file renamed into place), so a reader never sees half a
+///   file, even from another process or after a crash.
+/// - Every read checks the key and a SHA-256 of the payload; a mismatch is a miss and the
+///   file is deleted.
+/// - The size limit is enforced on every write, least recently used first; entries unused for
+///   ``Configuration/maximumAge`` expire.
+/// - File work runs on the cache's own dispatch queues, never on the caller's thread.
+/// - Opening a large cache scans it in the background; loads do not wait for the scan.
+public final class DataCache: Sendable {
+    /// Where and how much to cache.
+    public struct Configuration: Sendable {
+        /// The cache directory; created (mode 0700) when missing.
+        public var directory: URL
+        /// Largest total size of the files, in bytes.
+        public var sizeLimit: Int
+        /// Entries not used for this long are removed.
+        public var maximumAge: Duration
+
+        /// Creates a configuration. Defaults: 512 MB, entries unused for 7 days expire.
+        public init(directory: URL = DataCache.defaultDirectory, sizeLimit: Int = 512 * 1024 * 1024, maximumAge: Duration = .seconds(7 * 24 * 3600)) {
+            self.directory = directory
+            self.sizeLimit = sizeLimit
+            self.maximumAge = maximumAge
+        }
+    }
+
+    /// `$XDG_CACHE_HOME/magpie`, else `~/.cache/magpie`.
+    public static var defaultDirectory: URL {
+        if let xdg = ProcessInfo.processInfo.environment["XDG_CACHE_HOME"], !xdg.isEmpty {
+            return URL(fileURLWithPath: xdg).appendingPathComponent("magpie", isDirectory: true)
+        }
+        return FileManager.default.homeDirectoryForCurrentUser
+            .appendingPathComponent(".cache/magpie", isDirectory: true)
+    }
+
+    /// The configuration the cache was opened with.
+    public let configuration: Configuration
+    private let now: @Sendable () -> Date
+    private let logger: Logger
+    private let files: DiskFiles
+    /// Serial: index changes, writes and evictions happen in order.
+    private let writeQueue = DispatchQueue(label: "magpie.disk-cache.write")
+    /// Concurrent: reads of different files do not wait for each other or for writes.
+    private let readQueue = DispatchQueue(label: "magpie.disk-cache.read", attributes: .concurrent)
+    private let index = Mutex(DiskIndex())
+    /// Entries handed to `store` whose file is not written yet, so they can be read at once.
+    private let pending = Mutex([String: CachedData]())
+    private let problems = ProblemReporter()
+
+    /// Opens (creating if needed) a cache. The directory is scanned in the background.
+    public init(
+        configuration: Configuration = .init(),
+        logger: Logger = Logger(label: "magpie.disk-cache"),
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.configuration = configuration
+        self.now = now
+        self.logger = logger
+        self.files = DiskFiles(directory: configuration.directory)
+        writeQueue.async { [self] in self.openDirectory() }
+    }
+
+    /// The entry stored under `key`, or `nil` on a miss (absent, expired, damaged).
+    public func entry(for key: String) async -> CachedData? {
+        if let waiting = pending.withLock({ $0[key] }) { return waiting }
+        return await withCheckedContinuation { continuation in
+            readQueue.async { [self] in continuation.resume(returning: self.read(key)) }
+        }
+    }
+
+    /// Stores `entry`, replacing any entry with the same key. Returns at once; the file is
+    /// written in the background (``flush()`` waits for it). Failures are logged, never thrown:
+    /// a disk cache that cannot write must not fail a load.
+    public func store(_ entry: CachedData) {
+        pending.withLock { $0[entry.key] = entry }
+        writeQueue.async { [self] in
+            self.write(entry)
+            self.pending.withLock { pending in
+                if pending[entry.key] == entry { pending[entry.key] = nil }
+            }
+        }
+    }
+
+    /// Removes the entry stored under `key`.
+    public func removeEntry(for key: String) async {
+        pending.withLock { $0[key] = nil }
+        await onWriteQueue { cache in cache.delete(cache.files.name(for: key)) }
+    }
+
+    /// Removes every entry.
+    public func removeAll() async {
+        pending.withLock { $0.removeAll() }
+        await onWriteQueue { cache in
+            for name in cache.index.withLock({ Array($0.entries.keys) }) { cache.files.remove(name) }
+            cache.index.withLock { $0.removeAll() }
+        }
+    }
+
+    /// Deletes least recently used entries until the total size is at most `size` bytes.
+    public func trim(toSize size: Int) async {
+        await onWriteQueue { cache in cache.evict(toFit: size) }
+    }
+
+    /// Waits until every entry handed to ``store(_:)`` so far is on disk.
+    public func flush() async {
+        await onWriteQueue { _ in }
+    }
+
+    /// Total size of the cached files in bytes (after the opening scan has finished).
+    public var totalSize: Int {
+        get async { await onWriteQueue { cache in cache.index.withLock { $0.totalSize } } }
+    }
+
+    /// Number of cached files (after the opening scan has finished).
+    public var count: Int {
+        get async { await onWriteQueue { cache in cache.index.withLock { $0.entries.count } } }
+    }
+
+    /// The file that holds (or would hold) the entry for `key`.
+    public func fileURL(for key: String) -> URL {
+        files.url(for: files.name(for: key))
+    }
+
+    // MARK: - Work on the queues
+
+    private func onWriteQueue<T: Sendable>(_ work: @escaping @Sendable (DataCache) -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            writeQueue.async { [self] in continuation.resume(returning: work(self)) }
+        }
+    }
+
+    private func openDirectory() {
+        do {
+            try files.createDirectory()
+        } catch {
+            problems.report("cannot create the cache directory: \(error)", logger: logger)
+            return
+        }
+        let scanned = files.scan()
+        let cutoff = now().addingTimeInterval(-configuration.maximumAge.timeInterval)
+        index.withLock { index in
+            for file in scanned { index.record(file.name, size: file.size, lastUsed: file.modified) }
+        }
+        for name in index.withLock({ $0.unused(since: cutoff) }) { delete(name) }
+        evict(toFit: configuration.sizeLimit)
+    }
+
+    private func read(_ key: String) -> CachedData? {
+        let name = files.name(for: key)
+        guard let bytes = files.read(name) else { return nil }
+        let entry: CachedData
+        do {
+            entry = try DiskEntryFormat.decode(bytes, expectedKey: key)
+        } catch {
+            logger.debug("dropping damaged cache file", metadata: ["file": "\(name)", "reason": "\(error)"])
+            writeQueue.async { [self] in self.delete(name) }
+            return nil
+        }
+        let date = now()
+        let cutoff = date.addingTimeInterval(-configuration.maximumAge.timeInterval)
+        let lastUsed = index.withLock { $0.entries[name]?.lastUsed }
+        if let lastUsed, lastUsed < cutoff {
+            writeQueue.async { [self] in self.delete(name) }
+            return nil
+        }
+        index.withLock { $0.touch(name, at: date) }
+        files.setModified(name, to: date)
+        return entry
+    }
+
+    private func write(_ entry: CachedData) {
+        let name = files.name(for: entry.key)
+        do {
+            let bytes = try DiskEntryFormat.encode(entry)
+            guard bytes.count <= configuration.sizeLimit else { return }
+            makeRoom(for: bytes.count, replacing: name)
+            try files.writeAtomically(bytes, as: name)
+            index.withLock { $0.record(name, size: bytes.count, lastUsed: now()) }
+            problems.clear()
+        } catch {
+            problems.report("cannot write to the disk cache: \(error)", logger: logger)
+        }
+    }
+
+    private func makeRoom(for size: Int, replacing name: String) {
+        let (total, existing) = index.withLock { ($0.totalSize, $0.entries[name]?.size ?? 0) }
+        guard total - existing + size > configuration.sizeLimit else { return }
+        // Trim to 90% of the limit so that a full cache does not sort its index on every write.
+        evict(toFit: max(0, configuration.sizeLimit / 10 * 9 - size))
+    }
+
+    private func evict(toFit size: Int) {
+        for name in index.withLock({ $0.victims(toFit: size) }) { delete(name) }
+    }
+
+    private func delete(_ name: String) {
+        files.remove(name)
+        index.withLock { $0.remove(name) }
+    }
+}
+
+extension Duration {
+    var timeInterval: TimeInterval {
+        let (seconds, attoseconds) = components
+        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The file-system side of the disk cache: naming, atomic writes, reads, scans.
+struct DiskFiles: Sendable {
+    let directory: URL
+    private var path: String { directory.path }
+
+    struct ScannedFile {
+        var name: String
+        var size: Int
+        var modified: Date
+    }
+
+    enum FileError: Error, CustomStringConvertible {
+        case system(operation: String, path: String, errno: Int32)
+
+        var description: String {
+            switch self {
+            case .system(let operation, let path, let code):
+                "\(operation) \(path): \(String(cString: strerror(code)))"
+            }
+        }
+    }
+
+    /// Names are hashes, so no key (`../`, NUL bytes, 10 kB of query string) can pick a path.
+    func name(for key: String) -> String {
+        DiskEntryFormat.sha256Hex(key)
+    }
+
+    func url(for name: String) -> URL {
+        directory.appendingPathComponent(name, isDirectory: false)
+    }
+
+    func createDirectory() throws {
+        try FileManager.default.createDirectory(
+            at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    }
+
+    func read(_ name: String) -> [UInt8]? {
+        let descriptor = open(path + "/" + name, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_size >= 0 else { return nil }
+        let size = Int(status.st_size)
+        var bytes = [UInt8](repeating: 0, count: size)
+        var offset = 0
+        while offset < size {
+            let count = bytes.withUnsafeMutableBytes { buffer in
+                Glibc.read(descriptor, buffer.baseAddress! + offset, size - offset)
+            }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { return nil }
+            offset += count
+        }
+        return bytes
+    }
+
+    /// Writes to a unique temporary file in the same directory, then renames it over `name`,
+    /// so readers see the old file or the new one, never a mixture.
+    func writeAtomically(_ bytes: [UInt8], as name: String) throws {
+        let temporary = path + "/.tmp-" + UUID().uuidString
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            // The directory may have been deleted under us: make it again once and retry.
+            if errno == ENOENT {
+                try createDirectory()
+                return try writeAtomically(bytes, as: name)
+            }
+            throw FileError.system(operation: "create", path: temporary, errno: errno)
+        }
+        var offset = 0
+        while offset < bytes.count {
+            let count = bytes.withUnsafeBytes { buffer in
+                Glibc.write(descriptor, buffer.baseAddress! + offset, bytes.count - offset)
+            }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else {
+                let code = errno
+                close(descriptor)
+                unlink(temporary)
+                throw FileError.system(operation: "write", path: temporary, errno: code)
+            }
+            offset += count
+        }
+        close(descriptor)
+        guard rename(temporary, path + "/" + name) == 0 else {
+            let code = errno
+            unlink(temporary)
+            throw FileError.system(operation: "rename", path: temporary, errno: code)
+        }
+    }
+
+    func remove(_ name: String) {
+        unlink(path + "/" + name)
+    }
+
+    func setModified(_ name: String, to date: Date) {
+        let seconds = date.timeIntervalSince1970
+        var moment = timespec()
+        moment.tv_sec = time_t(seconds)
+        moment.tv_nsec = Int((seconds - seconds.rounded(.down)) * 1e9)
+        let times = [moment, moment]
+        _ = utimensat(AT_FDCWD, path + "/" + name, times, 0)
+    }
+
+    /// Every entry file with its size and last-use time; leftover temporary files are removed.
+    func scan() -> [ScannedFile] {
+        guard let directoryStream = opendir(path) else { return [] }
+        defer { closedir(directoryStream) }
+        var files: [ScannedFile] = []
+        while let item = readdir(directoryStream) {
+            let name = withUnsafeBytes(of: item.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name == "." || name == ".." { continue }
+            let full = path + "/" + name
+            if name.hasPrefix(".tmp-") {
+                // Left by a writer that died; one still writing (another process) is recent.
+                var status = stat()
+                if stat(full, &status) == 0, time(nil) - status.st_mtim.tv_sec > 3600 { unlink(full) }
+                continue
+            }
+            guard name.count == 64 else { continue }
+            var status = stat()
+            guard stat(full, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { continue }
+            let modified = Date(
+                timeIntervalSince1970: TimeInterval(status.st_mtim.tv_sec) + TimeInterval(status.st_mtim.tv_nsec) / 1e9)
+            files.append(ScannedFile(name: name, size: Int(status.st_size), modified: modified))
+        }
+        return files
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import Synchronization
+
+/// Decoded images in memory, evicted least recently used first by total cost (decoded bytes)
+/// and count, with an optional time to live.
+///
+/// All methods are synchronous and thread-safe: a read takes one short lock, so a cached image
+/// can be shown in the same turn of the run loop that asked for it.
+public final class ImageCache: Sendable {
+    /// Limits of a memory cache.
+    public struct Limits: Sendable {
+        /// Largest total cost (decoded bytes) kept.
+        public var totalCost: Int
+        /// Largest number of images kept.
+        public var count: Int
+        /// Largest cost of one image; larger ones are not cached.
+        public var entryCost: Int
+        /// How long an entry may be served after it was stored; `nil` keeps it until evicted.
+        public var timeToLive: Duration?
+
+        /// Creates limits.
+        public init(totalCost: Int, count: Int = .max, entryCost: Int? = nil, timeToLive: Duration? = nil) {
+            self.totalCost = totalCost
+            self.count = count
+            self.entryCost = entryCost ?? totalCost / 10
+            self.timeToLive = timeToLive
+        }
+
+        /// 15% of physical memory, at most 768 MB; one entry at most 10% of that.
+        public static var `default`: Limits {
+            let fifteenPercent = ProcessInfo.processInfo.physicalMemory / 100 * 15
+            let total = Int(min(fifteenPercent, 768 * 1024 * 1024))
+            return Limits(totalCost: total)
+        }
+    }
+
+    private let state: Mutex<LRUStore>
+    private let limits: Limits
+    private let now: @Sendable () -> ContinuousClock.Instant
+
+    /// Creates a memory cache. `now` is injectable so tests can move time without sleeping.
+    public init(
+        limits: Limits = .default,
+        now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }
+    ) {
+        self.limits = limits
+        self.now = now
+        self.state = Mutex(LRUStore())
+    }
+
+    /// The image stored under `key`, or `nil`. Marks it as recently used.
+    public subscript(key: ImageCacheKey) -> DecodedImage? {
+        let expiryCheck = limits.timeToLive == nil ? nil : now()
+        return state.withLock { store in
+            store.value(for: key, at: expiryCheck)
+        }
+    }
+
+    /// Stores `image` under `key`, evicting older entries to stay within the limits.
+    /// An image costing more than ``Limits/entryCost`` is not stored.
+    public func store(_ image: DecodedImage, for key: ImageCacheKey) {
+        let cost = image.byteCount
+        guard cost <= limits.entryCost else { return }
+        let expiry = limits.timeToLive.map { now() + $0 }
+        state.withLock { store in
+            store.insert(image, cost: cost, expiry: expiry, for: key)
+            store.trim(toCost: limits.totalCost, count: limits.count)
+        }
+    }
+
+    /// Removes the image stored under `key`.
+    public func removeValue(for key: ImageCacheKey) {
+        state.withLock { _ = $0.remove(key) }
+    }
+
+    /// Removes every image.
+    public func removeAll() {
+        state.withLock { $0.removeAll() }
+    }
+
+    /// Evicts least recently used images until the total cost is at most `cost`.
+    public func trim(toCost cost: Int) {
+        state.withLock { $0.trim(toCost: cost, count: .max) }
+    }
+
+    /// Total cost of the images held.
+    public var totalCost: Int { state.withLock { $0.totalCost } }
+
+    /// Number of images held.
+    public var count: Int { state.withLock { $0.count } }
+}
+
+/// Identifies one decoded variant of an image: the URL's cache key plus how it was decoded.
+public struct ImageCacheKey: Sendable, Hashable {
+    /// The cache key of the original bytes (the URL after the pipeline's key filter).
+    public let dataKey: String
+    /// The thumbnail box, if the image was downsampled.
+    public let thumbnail: ImageRequest.Thumbnail?
+
+    /// Creates a key.
+    public init(dataKey: String, thumbnail: ImageRequest.Thumbnail?) {
+        self.dataKey = dataKey
+        self.thumbnail = thumbnail
+    }
+}

@@ -1,0 +1,89 @@
+import CMagpieVips
+import Logging
+
+/// Decodes JPEG, PNG, GIF (first frame), WebP and AVIF/HEIF with libvips.
+///
+/// EXIF orientation is applied. Output is 8-bit RGBA with straight alpha. Thumbnails use
+/// libvips' shrink-on-load, so a large JPEG thumbnailed to a small box never exists at full
+/// size in memory. Other formats libvips could read (SVG, PDF, TIFF...) are refused.
+public struct VipsDecoder: ImageDecoding {
+    /// Creates a decoder; libvips is started on first use.
+    public init() {}
+
+    public func decode(_ data: [UInt8], thumbnail: ImageRequest.Thumbnail?, maximumPixels: Int) throws(MagpieError) -> DecodedImage {
+        try VipsRuntime.start()
+        guard !data.isEmpty else { throw .unsupportedFormat("the data is empty") }
+        var image = magpie_vips_image()
+        var message = [CChar](repeating: 0, count: 512)
+        let status = data.withUnsafeBytes { bytes in
+            magpie_vips_decode(
+                bytes.baseAddress, bytes.count, UInt64(max(0, maximumPixels)),
+                Int32(clamping: thumbnail?.width ?? 0), Int32(clamping: thumbnail?.height ?? 0),
+                thumbnail?.contentMode == .fill ? 1 : 0,
+                &image, &message, message.count)
+        }
+        defer { magpie_vips_free_image(&image) }
+        let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        switch Int(status) {
+        case MAGPIE_VIPS_OK:
+            break
+        case MAGPIE_VIPS_NOT_AN_IMAGE, MAGPIE_VIPS_UNSUPPORTED:
+            throw .unsupportedFormat(text)
+        case MAGPIE_VIPS_TOO_MANY_PIXELS:
+            throw .imageTooLarge(width: Int(image.source.width), height: Int(image.source.height), limit: maximumPixels)
+        default:
+            throw .decodingFailed(text)
+        }
+        let width = Int(image.width)
+        let height = Int(image.height)
+        guard let pixels = image.pixels, image.length == width * height * 4 else {
+            throw .decodingFailed("libvips returned \(image.length) bytes for \(width)x\(height) RGBA")
+        }
+        let buffer = [UInt8](UnsafeBufferPointer(start: pixels, count: image.length))
+        return DecodedImage(
+            width: width, height: height, pixels: buffer, sourceFormat: Self.format(of: image.source),
+            sourceWidth: Int(image.source.width), sourceHeight: Int(image.source.height))
+    }
+
+    static func format(of header: magpie_vips_header) -> ImageFormat {
+        var loader = header.loader
+        let name = withUnsafeBytes(of: &loader) { raw in
+            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        }
+        switch name {
+        case "VipsForeignLoadJpegBuffer": return .jpeg
+        case "VipsForeignLoadPngBuffer": return .png
+        case "VipsForeignLoadNsgifBuffer": return .gif
+        case "VipsForeignLoadWebpBuffer": return .webp
+        case "VipsForeignLoadHeifBuffer": return .heif
+        default: return .unknown
+        }
+    }
+}
+
+/// Starts libvips once per process and sends its warnings to swift-log.
+enum VipsRuntime {
+    static let logger = Logger(label: "magpie.vips")
+
+    private static let startResult: Result<Void, MagpieError> = {
+        var message = [CChar](repeating: 0, count: 256)
+        let status = magpie_vips_initialize({ level, text in
+            let message = text.map { String(cString: $0) } ?? ""
+            switch level {
+            case Int32(MAGPIE_VIPS_LOG_ERROR): VipsRuntime.logger.error("\(message)")
+            case Int32(MAGPIE_VIPS_LOG_WARNING): VipsRuntime.logger.warning("\(message)")
+            case Int32(MAGPIE_VIPS_LOG_INFO): VipsRuntime.logger.info("\(message)")
+            default: VipsRuntime.logger.debug("\(message)")
+            }
+        }, &message, message.count)
+        guard status == 0 else {
+            let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            return .failure(.decodingFailed("libvips did not start: \(text)"))
+        }
+        return .success(())
+    }()
+
+    static func start() throws(MagpieError) {
+        try startResult.get()
+    }
+}

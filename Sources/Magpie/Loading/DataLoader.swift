@@ -1,0 +1,180 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+
+/// Downloads bytes over HTTP(S) with AsyncHTTPClient, following redirects itself so that it
+/// can check each hop's scheme and keep credentials from other hosts.
+struct DataLoader: Sendable {
+    struct Limits: Sendable {
+        var maximumResponseBytes: Int
+        var maximumRedirects: Int
+        var idleTimeout: Duration
+        var totalTimeout: Duration
+        var allowedSchemes: Set<String>
+    }
+
+    enum Outcome: Sendable {
+        case downloaded([UInt8], HTTPMetadata)
+        /// 304 to a conditional request: the cached bytes are still good.
+        case notModified(HTTPMetadata)
+    }
+
+    let client: HTTPClient
+    let limits: Limits
+    let logger: Logger
+
+    /// Header fields never forwarded to a host other than the one they were meant for.
+    private static let credentialHeaders: Set<String> = ["authorization", "cookie", "proxy-authorization"]
+
+    func load(
+        _ outgoing: OutgoingRequest,
+        revalidating cached: HTTPMetadata?,
+        now: @Sendable () -> Date,
+        onEvent: @Sendable (ImageTask.Event) -> Void
+    ) async throws(MagpieError) -> Outcome {
+        let originalURL = outgoing.url
+        let deadline = NIODeadline.now() + TimeAmount(limits.totalTimeout)
+        var url = outgoing.url
+        var headers = outgoing.headers
+        if let cached {
+            if let etag = cached.etag { headers["If-None-Match"] = etag }
+            if let lastModified = cached.lastModified { headers["If-Modified-Since"] = lastModified }
+        }
+        var redirects = 0
+        while true {
+            try check(url)
+            var request = HTTPClientRequest(url: url.absoluteString)
+            for (name, value) in headers { request.headers.replaceOrAdd(name: name, value: value) }
+
+            let response: HTTPClientResponse
+            do {
+                response = try await client.execute(request, deadline: deadline, logger: logger)
+            } catch {
+                throw map(error, url: originalURL)
+            }
+            let status = Int(response.status.code)
+            let responseHeaders = response.headers.map { (name: $0.name, value: $0.value) }
+
+            if [301, 302, 303, 307, 308].contains(status), let location = response.headers.first(name: "Location") {
+                await discard(response.body)
+                redirects += 1
+                guard redirects <= limits.maximumRedirects else { throw .tooManyRedirects(originalURL) }
+                guard let next = URL(string: location, relativeTo: url)?.absoluteURL else {
+                    throw .invalidURL(location, reason: "the redirect's Location is not a URL")
+                }
+                if !Self.sameOrigin(url, next) {
+                    headers = headers.filter { !Self.credentialHeaders.contains($0.key.lowercased()) }
+                }
+                url = next
+                continue
+            }
+            onEvent(.response(status: status, headers: responseHeaders))
+            let metadata = HTTPMetadata(
+                etag: response.headers.first(name: "ETag"),
+                lastModified: response.headers.first(name: "Last-Modified"),
+                contentType: response.headers.first(name: "Content-Type"),
+                freshUntil: HTTPFreshness.freshUntil(headers: responseHeaders, receivedAt: now()))
+            if status == 304, cached != nil {
+                await discard(response.body)
+                return .notModified(metadata)
+            }
+            guard (200..<300).contains(status) else {
+                await discard(response.body)
+                throw .httpStatus(status, originalURL)
+            }
+            let expected = response.headers.first(name: "Content-Length").flatMap { Int($0) }
+            let body = try await collect(response.body, expected: expected, url: originalURL, onEvent: onEvent)
+            return .downloaded(body, metadata)
+        }
+    }
+
+    private func check(_ url: URL) throws(MagpieError) {
+        guard let scheme = url.scheme?.lowercased(), limits.allowedSchemes.contains(scheme) else {
+            throw .invalidURL(url.absoluteString, reason: "the scheme \(url.scheme ?? "(none)") is not allowed")
+        }
+        guard let host = url.host, !host.isEmpty else {
+            throw .invalidURL(url.absoluteString, reason: "it has no host")
+        }
+    }
+
+    private func collect(
+        _ body: HTTPClientResponse.Body, expected: Int?, url: URL,
+        onEvent: @Sendable (ImageTask.Event) -> Void
+    ) async throws(MagpieError) -> [UInt8] {
+        if let expected, expected > limits.maximumResponseBytes {
+            throw .responseTooLarge(limit: limits.maximumResponseBytes)
+        }
+        var bytes = [UInt8]()
+        if let expected { bytes.reserveCapacity(expected) }
+        onEvent(.progress(received: 0, expected: expected))
+        do {
+            for try await chunk in body {
+                guard bytes.count + chunk.readableBytes <= limits.maximumResponseBytes else {
+                    throw MagpieError.responseTooLarge(limit: limits.maximumResponseBytes)
+                }
+                bytes.append(contentsOf: chunk.readableBytesView)
+                onEvent(.progress(received: bytes.count, expected: expected))
+            }
+        } catch let error as MagpieError {
+            throw error
+        } catch {
+            throw map(error, url: url)
+        }
+        if let expected, bytes.count != expected {
+            throw .network("the body ended after \(bytes.count) of \(expected) bytes")
+        }
+        return bytes
+    }
+
+    private func discard(_ body: HTTPClientResponse.Body) async {
+        do {
+            var received = 0
+            for try await chunk in body {
+                received += chunk.readableBytes
+                if received > 1 << 20 { break }
+            }
+        } catch {
+            // Only draining to reuse the connection; the response is already decided.
+        }
+    }
+
+    private func map(_ error: any Error, url: URL) -> MagpieError {
+        if error is CancellationError { return .cancelled }
+        if let error = error as? HTTPClientError {
+            switch error {
+            case .cancelled: return .cancelled
+            case .readTimeout, .deadlineExceeded, .connectTimeout, .getConnectionFromPoolTimeout,
+                .tlsHandshakeTimeout, .writeTimeout:
+                return .timedOut(url)
+            case .remoteConnectionClosed:
+                return .network("the server closed the connection before the response ended")
+            case .bodyLengthMismatch:
+                return .network("the body length does not match Content-Length")
+            case .invalidURL, .emptyHost, .emptyScheme:
+                return .invalidURL(url.absoluteString, reason: "\(error)")
+            default:
+                return .network("\(error)")
+            }
+        }
+        if Task.isCancelled { return .cancelled }
+        return .network("\(error)")
+    }
+
+    private static func sameOrigin(_ a: URL, _ b: URL) -> Bool {
+        a.scheme?.lowercased() == b.scheme?.lowercased() && a.host?.lowercased() == b.host?.lowercased()
+            && (a.port ?? defaultPort(a)) == (b.port ?? defaultPort(b))
+    }
+
+    private static func defaultPort(_ url: URL) -> Int {
+        url.scheme?.lowercased() == "https" ? 443 : 80
+    }
+}
+
+extension TimeAmount {
+    init(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+}

@@ -1,0 +1,59 @@
+public import Foundation
+public import Logging
+
+extension ImagePipeline {
+    /// Everything a pipeline can be told. The defaults follow SDWebImage and Nuke; see
+    /// `DESIGN.md` for where each comes from.
+    public struct Configuration: Sendable {
+        /// Downloads running at once; more wait in the queue.
+        public var maximumConcurrentDownloads = 6
+        /// Which of two queued downloads of equal priority starts first.
+        public var downloadOrder = DownloadOrder.fifo
+        /// Memory cache limits; `nil` turns the memory cache off.
+        public var memoryCache: ImageCache.Limits? = .default
+        /// Disk cache location and limits; `nil` turns the disk cache off.
+        public var diskCache: DataCache.Configuration? = .init()
+        /// A download that receives nothing for this long fails with ``MagpieError/timedOut(_:)``.
+        public var idleTimeout: Duration = .seconds(15)
+        /// A download that takes longer than this in all fails with ``MagpieError/timedOut(_:)``.
+        public var totalTimeout: Duration = .seconds(60)
+        /// Largest response body accepted, checked against `Content-Length` and while streaming.
+        public var maximumResponseBytes = 64 * 1024 * 1024
+        /// Largest image accepted, in pixels declared by its header; checked before decoding.
+        public var maximumPixels = 100_000_000
+        /// Redirects followed before failing with ``MagpieError/tooManyRedirects(_:)``.
+        public var maximumRedirects = 5
+        /// Whether `file:` URLs may be loaded (read directly, never cached on disk).
+        public var allowsFileURLs = false
+        /// How long a URL that failed for a non-transient reason is not tried again.
+        /// `.zero` turns the blocklist off.
+        public var failedURLBlockDuration: Duration = .seconds(300)
+        /// Changes every HTTP request before it is sent: add authorization, sign the URL.
+        /// Throwing fails the load with ``MagpieError/network(_:)``.
+        public var requestModifier: (@Sendable (inout OutgoingRequest) async throws -> Void)?
+        /// Turns a URL into the key under which its bytes and images are cached. Use it to
+        /// leave volatile parts, such as `?token=`, out of the key.
+        public var cacheKey: @Sendable (URL) -> String = { $0.absoluteString }
+        /// The decoder; ``VipsDecoder`` by default.
+        public var decoder: any ImageDecoding = VipsDecoder()
+        /// Threads reserved for decoding.
+        public var decodingThreads = ProcessInfo.processInfo.activeProcessorCount
+        /// Monotonic time for the blocklist and memory-cache TTL; replace it in tests.
+        public var clock: @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }
+        /// Wall-clock time for HTTP freshness and disk-cache ages; replace it in tests.
+        public var wallClock: @Sendable () -> Date = { Date() }
+        /// Where the pipeline logs.
+        public var logger = Logger(label: "magpie")
+
+        /// The defaults.
+        public init() {}
+    }
+
+    /// Order among queued downloads of equal priority.
+    public enum DownloadOrder: Sendable {
+        /// First in, first out: the order of requests.
+        case fifo
+        /// Last in, first out: the newest request first, as for a scrolling list.
+        case lifo
+    }
+}

@@ -1,0 +1,88 @@
+public import Foundation
+
+/// What to load and how: a URL plus typed options.
+///
+/// ```swift
+/// var request = ImageRequest(url: avatarURL)
+/// request.thumbnail = .init(width: 128, height: 128, contentMode: .fill)
+/// request.priority = .high
+/// ```
+public struct ImageRequest: Sendable, Hashable {
+    /// The image's URL.
+    public var url: URL
+    /// Decode-time downsampling. `nil` decodes at full size.
+    public var thumbnail: Thumbnail?
+    /// Scheduling priority of the download; can also be changed later on ``ImageTask``.
+    public var priority: Priority
+    /// Cache and retry behaviour.
+    public var options: Options
+    /// Extra HTTP header fields sent with this request (added to those of the request modifier).
+    public var headers: [String: String]
+
+    /// Creates a request for `url`.
+    public init(
+        url: URL,
+        thumbnail: Thumbnail? = nil,
+        priority: Priority = .normal,
+        options: Options = [],
+        headers: [String: String] = [:]
+    ) {
+        self.url = url
+        self.thumbnail = thumbnail
+        self.priority = priority
+        self.options = options
+        self.headers = headers
+    }
+
+    /// Download priority. A download shared by several requests runs at the highest.
+    public enum Priority: Int, Sendable, Comparable, CaseIterable {
+        case veryLow, low, normal, high, veryHigh
+
+        public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+    }
+
+    /// Per-request switches.
+    public struct Options: OptionSet, Sendable, Hashable {
+        public let rawValue: UInt16
+        public init(rawValue: UInt16) { self.rawValue = rawValue }
+
+        /// Load even if this URL failed recently for a non-transient reason.
+        public static let retryFailed = Options(rawValue: 1 << 0)
+        /// Revalidate cached bytes with the server (`If-None-Match` / `If-Modified-Since`);
+        /// a 304 serves the cached bytes and refreshes their metadata. Skips the memory cache.
+        public static let refreshCached = Options(rawValue: 1 << 1)
+        /// Keep the result in memory only; nothing is written to the disk cache.
+        public static let memoryCacheOnly = Options(rawValue: 1 << 2)
+        /// Serve from the caches only; never touch the network. Fails with
+        /// ``MagpieError/notCached`` on a miss.
+        public static let cacheOnly = Options(rawValue: 1 << 3)
+        /// Ignore both caches when reading; the result is still stored in them.
+        public static let networkOnly = Options(rawValue: 1 << 4)
+    }
+
+    /// Downsampling applied while decoding, so the full bitmap is never held when the
+    /// format allows shrink-on-load (JPEG, WebP, HEIF).
+    public struct Thumbnail: Sendable, Hashable {
+        /// Largest width in pixels.
+        public var width: Int
+        /// Largest height in pixels.
+        public var height: Int
+        /// How the image is brought to the box.
+        public var contentMode: ContentMode
+
+        /// Creates a thumbnail box. The image is never enlarged.
+        public init(width: Int, height: Int, contentMode: ContentMode = .fit) {
+            self.width = width
+            self.height = height
+            self.contentMode = contentMode
+        }
+
+        /// How an image is brought to a thumbnail box.
+        public enum ContentMode: Sendable, Hashable {
+            /// The whole image fits inside the box; the aspect ratio is kept.
+            case fit
+            /// The image covers the box and is centre-cropped to it.
+            case fill
+        }
+    }
+}

@@ -1,0 +1,77 @@
+public import Foundation
+
+/// Everything that can go wrong while loading an image.
+///
+/// Every case carries enough detail to act on, and `description` is a sentence a person can
+/// read. Cancellation is a case like any other: a cancelled load throws ``cancelled``.
+///
+/// ```swift
+/// do {
+///     let image = try await pipeline.image(for: url)
+/// } catch MagpieError.httpStatus(404, _) {
+///     showMissingAvatar()
+/// }
+/// ```
+public enum MagpieError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The URL cannot be loaded: malformed, no host, or a scheme that is not allowed.
+    case invalidURL(String, reason: String)
+    /// The URL failed recently for a reason that retrying will not fix; the load was not tried.
+    /// Set ``ImageRequest/Options/retryFailed`` to try anyway.
+    case blocked(URL)
+    /// The server answered with a status other than 2xx (or 304 to a revalidation).
+    case httpStatus(Int, URL)
+    /// The response body is larger than ``ImagePipeline/Configuration/maximumResponseBytes``.
+    case responseTooLarge(limit: Int)
+    /// More redirects than ``ImagePipeline/Configuration/maximumRedirects``.
+    case tooManyRedirects(URL)
+    /// No progress for the idle timeout, or the whole load took longer than the total timeout.
+    case timedOut(URL)
+    /// The load was cancelled by its caller.
+    case cancelled
+    /// A connection-level failure: refused, reset, closed before the body ended, TLS, DNS.
+    case network(String)
+    /// The bytes are not an image, or are an image format Magpie does not decode.
+    case unsupportedFormat(String)
+    /// The decoder started but failed; the message is the decoder's own.
+    case decodingFailed(String)
+    /// The image declares more pixels than ``ImagePipeline/Configuration/maximumPixels``;
+    /// refused before decoding.
+    case imageTooLarge(width: Int, height: Int, limit: Int)
+    /// The request asked for cached data only and there was none.
+    case notCached
+    /// Reading or writing the disk cache failed. Loads never fail for this reason on their
+    /// own; the case is used by the disk cache's own API.
+    case diskCache(String)
+
+    public var description: String {
+        switch self {
+        case .invalidURL(let url, let reason): "Invalid URL \(url): \(reason)."
+        case .blocked(let url):
+            "\(url.absoluteString) failed recently and is not tried again yet (use retryFailed to force it)."
+        case .httpStatus(let code, let url): "The server answered HTTP \(code) for \(url.absoluteString)."
+        case .responseTooLarge(let limit): "The response is larger than the limit of \(limit) bytes."
+        case .tooManyRedirects(let url): "Too many redirects loading \(url.absoluteString)."
+        case .timedOut(let url): "Loading \(url.absoluteString) timed out."
+        case .cancelled: "The load was cancelled."
+        case .network(let message): "Network error: \(message)."
+        case .unsupportedFormat(let message): "Not a supported image: \(message)."
+        case .decodingFailed(let message): "Decoding failed: \(message)."
+        case .imageTooLarge(let width, let height, let limit):
+            "The image is \(width)x\(height) pixels, more than the limit of \(limit) pixels."
+        case .notCached: "The image is not cached and the request allows cached data only."
+        case .diskCache(let message): "Disk cache error: \(message)."
+        }
+    }
+
+    /// Whether the same request may succeed if tried again later. Failures that are not
+    /// transient are remembered by the failed-URL blocklist.
+    public var isTransient: Bool {
+        switch self {
+        case .httpStatus(let code, _): code == 408 || code == 429 || code >= 500
+        case .unsupportedFormat, .decodingFailed, .imageTooLarge, .invalidURL, .tooManyRedirects,
+            .responseTooLarge:
+            false
+        case .blocked, .timedOut, .cancelled, .network, .notCached, .diskCache: true
+        }
+    }
+}

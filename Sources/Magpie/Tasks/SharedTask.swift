@@ -1,0 +1,183 @@
+import Synchronization
+
+/// One piece of work that any number of subscribers wait for.
+///
+/// The work starts with the first subscriber and runs once. Its priority is the highest of its
+/// subscribers'. A subscriber that leaves gets ``MagpieError/cancelled`` at once without
+/// disturbing the others; when the last one leaves, the work is cancelled, and through
+/// Swift's task cancellation so is whatever it was waiting for (a download, a queue slot,
+/// another shared task).
+final class SharedTask<Value: Sendable>: Sendable {
+    typealias Work = @Sendable (SharedTask<Value>) async throws(MagpieError) -> Value
+
+    private struct Subscriber {
+        var priority: ImageRequest.Priority
+        var continuation: CheckedContinuation<Value, any Error>?
+        var onEvent: @Sendable (ImageTask.Event) -> Void
+    }
+
+    private enum Phase {
+        case idle
+        case running(Task<Void, Never>)
+        case finished(Result<Value, MagpieError>)
+    }
+
+    private struct State {
+        var subscribers: [UInt64: Subscriber] = [:]
+        var nextID: UInt64 = 0
+        var phase = Phase.idle
+        var priority = ImageRequest.Priority.veryLow
+        var onPriorityChange: (@Sendable (ImageRequest.Priority) -> Void)?
+    }
+
+    private let state = Mutex(State())
+    private let work: Work
+    private let onEnd: @Sendable (SharedTask<Value>) -> Void
+
+    /// `onEnd` runs once when the work finishes or is abandoned; pools use it to forget the task.
+    init(work: @escaping Work, onEnd: @escaping @Sendable (SharedTask<Value>) -> Void) {
+        self.work = work
+        self.onEnd = onEnd
+    }
+
+    // MARK: - Subscribers
+
+    /// Joins the work (starting it if this is the first subscriber) and waits for its value.
+    /// Cancelling the calling task leaves the work and throws ``MagpieError/cancelled``.
+    func value(
+        priority: ImageRequest.Priority,
+        registered: (Subscription) -> Void = { _ in },
+        onEvent: @escaping @Sendable (ImageTask.Event) -> Void = { _ in }
+    ) async throws(MagpieError) -> Value {
+        let id = subscribe(priority: priority, onEvent: onEvent)
+        registered(Subscription(task: self, id: id))
+        do {
+            return try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { continuation in
+                    let finished = state.withLock { state -> Result<Value, MagpieError>? in
+                        if case .finished(let result) = state.phase { return result }
+                        guard state.subscribers[id] != nil else { return .failure(.cancelled) }
+                        state.subscribers[id]?.continuation = continuation
+                        return nil
+                    }
+                    if let finished { continuation.resume(with: finished) }
+                }
+            } onCancel: {
+                leave(id)
+            }
+        } catch let error as MagpieError {
+            throw error
+        } catch {
+            throw .cancelled
+        }
+    }
+
+    /// A subscriber's handle for changing its priority while it waits.
+    struct Subscription: Sendable {
+        fileprivate let task: SharedTask<Value>
+        fileprivate let id: UInt64
+
+        func setPriority(_ priority: ImageRequest.Priority) {
+            task.setPriority(priority, for: id)
+        }
+    }
+
+    private func subscribe(priority: ImageRequest.Priority, onEvent: @escaping @Sendable (ImageTask.Event) -> Void) -> UInt64 {
+        let (id, shouldStart, change) = state.withLock { state in
+            state.nextID += 1
+            let id = state.nextID
+            state.subscribers[id] = Subscriber(priority: priority, continuation: nil, onEvent: onEvent)
+            var shouldStart = false
+            if case .idle = state.phase { shouldStart = true }
+            return (id, shouldStart, Self.updatePriority(&state))
+        }
+        change?()
+        if shouldStart { start() }
+        return id
+    }
+
+    private func start() {
+        let task = Task { [self] in
+            let result: Result<Value, MagpieError>
+            do throws(MagpieError) {
+                result = .success(try await work(self))
+            } catch {
+                result = .failure(error)
+            }
+            finish(with: result)
+        }
+        let abandonedBeforeStart = state.withLock { state -> Bool in
+            if case .idle = state.phase, !state.subscribers.isEmpty {
+                state.phase = .running(task)
+                return false
+            }
+            return true
+        }
+        if abandonedBeforeStart { task.cancel() }
+    }
+
+    private func finish(with result: Result<Value, MagpieError>) {
+        let continuations = state.withLock { state -> [CheckedContinuation<Value, any Error>] in
+            if case .finished = state.phase { return [] }
+            state.phase = .finished(result)
+            let waiting = state.subscribers.values.compactMap(\.continuation)
+            state.subscribers.removeAll()
+            return waiting
+        }
+        onEnd(self)
+        for continuation in continuations { continuation.resume(with: result) }
+    }
+
+    private func leave(_ id: UInt64) {
+        let (subscriber, abandoned, change) = state.withLock { state -> (Subscriber?, Task<Void, Never>?, (@Sendable () -> Void)?) in
+            guard let subscriber = state.subscribers.removeValue(forKey: id) else { return (nil, nil, nil) }
+            guard state.subscribers.isEmpty else { return (subscriber, nil, Self.updatePriority(&state)) }
+            guard case .running(let task) = state.phase else { return (subscriber, nil, nil) }
+            state.phase = .finished(.failure(.cancelled))
+            return (subscriber, task, nil)
+        }
+        change?()
+        subscriber?.continuation?.resume(throwing: MagpieError.cancelled)
+        if let abandoned {
+            onEnd(self)
+            abandoned.cancel()
+        }
+    }
+
+    private func setPriority(_ priority: ImageRequest.Priority, for id: UInt64) {
+        let change = state.withLock { state -> (@Sendable () -> Void)? in
+            guard state.subscribers[id] != nil else { return nil }
+            state.subscribers[id]?.priority = priority
+            return Self.updatePriority(&state)
+        }
+        change?()
+    }
+
+    /// Recomputes the task's priority; returns the notification to send outside the lock.
+    private static func updatePriority(_ state: inout State) -> (@Sendable () -> Void)? {
+        let highest = state.subscribers.values.map(\.priority).max() ?? .veryLow
+        guard highest != state.priority else { return nil }
+        state.priority = highest
+        guard let handler = state.onPriorityChange else { return nil }
+        return { handler(highest) }
+    }
+
+    // MARK: - For the work
+
+    /// The highest priority among the current subscribers.
+    var priority: ImageRequest.Priority { state.withLock { $0.priority } }
+
+    /// Calls `handler` whenever the task's priority changes from now on.
+    func onPriorityChange(_ handler: @escaping @Sendable (ImageRequest.Priority) -> Void) {
+        state.withLock { $0.onPriorityChange = handler }
+    }
+
+    /// Sends an event to every current subscriber.
+    func send(_ event: ImageTask.Event) {
+        let handlers = state.withLock { $0.subscribers.values.map(\.onEvent) }
+        for handler in handlers { handler(event) }
+    }
+
+    /// Number of subscribers still waiting.
+    var subscriberCount: Int { state.withLock { $0.subscribers.count } }
+}

@@ -1,0 +1,148 @@
+public import Foundation
+import Hummingbird
+public import Logging
+import NIOCore
+import Synchronization
+
+/// An HTTP/1.1 server on 127.0.0.1 with an OS-chosen port, for tests, benchmarks and the demo.
+///
+/// ```swift
+/// let server = try await ImageServer.start()
+/// server.serve("/cat.jpg", .image(jpegBytes))
+/// let image = try await pipeline.image(for: server.url("/cat.jpg"))
+/// #expect(server.statistics(for: "/cat.jpg").requests == 1)
+/// await server.shutdown()
+/// ```
+public final class ImageServer: Sendable {
+    /// The port the server listens on.
+    public let port: Int
+    let routes: RouteTable
+    private let runner: Task<Void, any Error>
+
+    private init(port: Int, routes: RouteTable, runner: Task<Void, any Error>) {
+        self.port = port
+        self.routes = routes
+        self.runner = runner
+    }
+
+    /// Starts a server on 127.0.0.1, port 0 (chosen by the system).
+    public static func start(logger: Logger = Logger(label: "magpie.test-server")) async throws -> ImageServer {
+        let routes = RouteTable()
+        var quiet = logger
+        quiet.logLevel = .critical
+        let (portStream, portContinuation) = AsyncStream.makeStream(of: Int.self)
+        let application = Application(
+            responder: RouteResponder(routes: routes),
+            configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: nil),
+            onServerRunning: { channel in
+                portContinuation.yield(channel.localAddress?.port ?? 0)
+                portContinuation.finish()
+            },
+            logger: quiet)
+        let runner = Task { try await application.runService(gracefulShutdownSignals: []) }
+        var iterator = portStream.makeAsyncIterator()
+        guard let port = await iterator.next(), port > 0 else {
+            runner.cancel()
+            throw ServerError.couldNotStart
+        }
+        return ImageServer(port: port, routes: routes, runner: runner)
+    }
+
+    enum ServerError: Error {
+        case couldNotStart
+    }
+
+    /// The URL of `path` on this server.
+    public func url(_ path: String) -> URL {
+        URL(string: "http://127.0.0.1:\(port)\(path.hasPrefix("/") ? path : "/" + path)")!
+    }
+
+    /// Serves `route` on `path`, replacing what was there.
+    public func serve(_ path: String, _ route: ServedRoute) {
+        routes.set(route, for: path)
+    }
+
+    /// Serves every regular file of `directory` under `prefix`, by name.
+    public func serveDirectory(_ directory: URL, under prefix: String = "/") throws {
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        for name in names {
+            let file = directory.appendingPathComponent(name)
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory), !isDirectory.boolValue,
+                let data = FileManager.default.contents(atPath: file.path)
+            else { continue }
+            let path = (prefix.hasSuffix("/") ? prefix : prefix + "/") + name
+            serve(path, .image(Array(data)))
+        }
+    }
+
+    /// Changes the route on `path` in place, for example to add latency.
+    public func update(_ path: String, _ change: @Sendable (inout ServedRoute) -> Void) {
+        routes.update(path, change)
+    }
+
+    /// What the server saw on `path`.
+    public func statistics(for path: String) -> RouteStatistics {
+        routes.statistics(for: path)
+    }
+
+    /// Paths of all requests received, in order of arrival.
+    public var requestLog: [String] { routes.arrivals }
+
+    /// Requests received on all paths.
+    public var totalRequests: Int { routes.totalRequests }
+
+    /// Stops the server.
+    public func shutdown() async {
+        runner.cancel()
+        _ = try? await runner.value
+    }
+}
+
+/// Routes and their statistics, shared between the server's handlers and the test.
+final class RouteTable: Sendable {
+    private struct State {
+        var routes: [String: ServedRoute] = [:]
+        var statistics: [String: RouteStatistics] = [:]
+        var arrivals: [String] = []
+    }
+
+    private let state = Mutex(State())
+
+    func set(_ route: ServedRoute, for path: String) {
+        state.withLock { $0.routes[path] = route }
+    }
+
+    func update(_ path: String, _ change: (inout ServedRoute) -> Void) {
+        state.withLock { state in
+            if var route = state.routes[path] {
+                change(&route)
+                state.routes[path] = route
+            }
+        }
+    }
+
+    func route(for path: String) -> ServedRoute? {
+        state.withLock { $0.routes[path] }
+    }
+
+    func arrived(_ path: String) {
+        state.withLock { $0.arrivals.append(path) }
+    }
+
+    var arrivals: [String] { state.withLock { $0.arrivals } }
+
+    func record(_ path: String, _ change: (inout RouteStatistics) -> Void) {
+        state.withLock { state in
+            change(&state.statistics[path, default: RouteStatistics()])
+        }
+    }
+
+    func statistics(for path: String) -> RouteStatistics {
+        state.withLock { $0.statistics[path] ?? RouteStatistics() }
+    }
+
+    var totalRequests: Int {
+        state.withLock { $0.statistics.values.reduce(0) { $0 + $1.requests } }
+    }
+}

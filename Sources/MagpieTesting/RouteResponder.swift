@@ -1,0 +1,111 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import NIOPosix
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A request context that keeps the connection's channel, so a route can reset it.
+struct ServerContext: RequestContext {
+    var coreContext: CoreRequestContextStorage
+    let channel: any Channel
+
+    init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        channel = source.channel
+    }
+}
+
+/// Answers each request from the route table, applying the route's latency, bandwidth,
+/// conditional-request and fault settings.
+struct RouteResponder: HTTPResponder {
+    let routes: RouteTable
+
+    func respond(to request: Request, context: ServerContext) async throws -> Response {
+        let path = request.uri.path
+        var headerCopy: [String: String] = [:]
+        for field in request.headers { headerCopy[field.name.canonicalName] = field.value }
+        routes.arrived(path)
+        routes.record(path) { statistics in
+            statistics.requests += 1
+            statistics.lastRequestHeaders = headerCopy
+        }
+        guard let route = routes.route(for: path) else {
+            return Response(status: .notFound, body: .init(byteBuffer: ByteBuffer(string: "not found\n")))
+        }
+        if route.latency > .zero { try await Task.sleep(for: route.latency) }
+
+        var headers = HTTPFields()
+        if let contentType = route.contentType { headers[.contentType] = contentType }
+        if let etag = route.etag { headers[.eTag] = etag }
+        if let lastModified = route.lastModified { headers[.lastModified] = lastModified }
+        for (name, value) in route.headers {
+            if let field = HTTPField.Name(name) { headers[field] = value }
+        }
+        if isNotModified(request, route) {
+            routes.record(path) { $0.notModified += 1 }
+            return Response(status: .notModified, headers: headers)
+        }
+        let declared: Int? =
+            if case .declareLength(let length)? = route.fault { length } else if route.omitsContentLength { nil } else {
+                route.body.count
+            }
+        let body = ResponseBody(contentLength: declared) { writer in
+            try await send(route, path: path, channel: context.channel, to: &writer)
+        }
+        return Response(status: .init(code: route.status), headers: headers, body: body)
+    }
+
+    private func isNotModified(_ request: Request, _ route: ServedRoute) -> Bool {
+        if let etag = route.etag, let sent = request.headers[.ifNoneMatch] {
+            return sent.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == etag }
+        }
+        if let lastModified = route.lastModified, let sent = request.headers[.ifModifiedSince] {
+            return sent == lastModified
+        }
+        return false
+    }
+
+    private func send(_ route: ServedRoute, path: String, channel: any Channel, to writer: inout any ResponseBodyWriter) async throws {
+        let body = route.body
+        var limit = body.count
+        switch route.fault {
+        case .truncate(let count)?, .reset(let count)?: limit = min(count, body.count)
+        default: break
+        }
+        // Throttled bodies go out in slices every 50 ms; others in 64 kB slices.
+        let sliceSize = route.bytesPerSecond.map { max(1, $0 / 20) } ?? 64 * 1024
+        var offset = 0
+        do {
+            while offset < limit {
+                let end = min(limit, offset + sliceSize)
+                try await writer.write(ByteBuffer(bytes: body[offset..<end]))
+                routes.record(path) { [sent = end - offset] in $0.bytesSent += sent }
+                offset = end
+                if route.bytesPerSecond != nil, offset < limit { try await Task.sleep(for: .milliseconds(50)) }
+            }
+        } catch {
+            routes.record(path) { $0.connectionsClosedEarly += 1 }
+            throw error
+        }
+        switch route.fault {
+        case .truncate?:
+            routes.record(path) { $0.faultsInjected += 1 }
+            try? await channel.close()
+            throw CancellationError()
+        case .reset?:
+            routes.record(path) { $0.faultsInjected += 1 }
+            // SO_LINGER with a zero timeout makes close() send RST instead of FIN.
+            if let socket = channel as? any SocketOptionProvider {
+                try? await socket.setSoLinger(linger(l_onoff: 1, l_linger: 0)).get()
+            }
+            try? await channel.close()
+            throw CancellationError()
+        default:
+            try await writer.finish(nil)
+        }
+    }
+}

@@ -1,0 +1,86 @@
+import CMagpieTestSupport
+public import Magpie
+
+/// Images made on the spot: textures that compress like real photos, and malformed files
+/// whose headers declare enormous sizes.
+public enum TestImages {
+    /// A gradient with noise and stripes, `width` by `height`, encoded as `format`.
+    /// `seed` changes the texture so images of one size differ.
+    public static func texture(
+        width: Int, height: Int, format: EncodedFormat = .jpeg, seed: UInt32 = 1, progressive: Bool = false
+    ) throws -> [UInt8] {
+        try ImageEncoder(quality: 85, progressive: progressive).encode(pixels(width: width, height: height, seed: seed), as: format)
+    }
+
+    /// The decoded texture (what ``texture(width:height:format:seed:progressive:)`` encodes).
+    public static func pixels(width: Int, height: Int, seed: UInt32 = 1) -> DecodedImage {
+        var pixels = [UInt8](repeating: 255, count: width * height * 4)
+        var state = seed &* 2_654_435_761 | 1
+        let hue = Int(seed % 3)
+        pixels.withUnsafeMutableBufferPointer { buffer in
+            for y in 0..<height {
+                for x in 0..<width {
+                    state ^= state << 13
+                    state ^= state >> 17
+                    state ^= state << 5
+                    let noise = Int(state & 31)
+                    let stripe = ((x / 24 + y / 24) & 1) * 40
+                    let offset = (y * width + x) * 4
+                    let base = [x * 255 / max(1, width), y * 255 / max(1, height), (x + y) * 127 / max(1, width + height)]
+                    for channel in 0..<3 {
+                        let value = base[(channel + hue) % 3] + noise + stripe
+                        buffer[offset + channel] = UInt8(clamping: value)
+                    }
+                }
+            }
+        }
+        return DecodedImage(width: width, height: height, pixels: pixels)
+    }
+
+    /// A PNG whose header declares `width` by `height` pixels, followed by an IDAT that
+    /// inflates to `inflatedBytes` zero bytes (a decompression bomb when large).
+    public static func pngBomb(width: Int, height: Int, inflatedBytes: Int = 1 << 20) -> [UInt8] {
+        var png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+        var header = [UInt8]()
+        header += bigEndian(UInt32(width))
+        header += bigEndian(UInt32(height))
+        header += [8, 6, 0, 0, 0]  // 8-bit RGBA, deflate, no filter, no interlace
+        png += chunk("IHDR", header)
+        var compressed = [UInt8](repeating: 0, count: inflatedBytes / 500 + 1024)
+        let size = magpie_deflate_zeros(inflatedBytes, &compressed, compressed.count)
+        png += chunk("IDAT", Array(compressed.prefix(size)))
+        png += chunk("IEND", [])
+        return png
+    }
+
+    /// A GIF whose screen and only frame declare `width` by `height` pixels (at most 65535).
+    public static func gifBomb(width: Int, height: Int, frames: Int = 1) -> [UInt8] {
+        var gif = Array("GIF89a".utf8)
+        gif += littleEndian16(width) + littleEndian16(height)
+        gif += [0x80, 0, 0]  // global colour table of 2 entries
+        gif += [0, 0, 0, 255, 255, 255]
+        for _ in 0..<max(1, frames) {
+            gif += [0x2C, 0, 0, 0, 0] + littleEndian16(width) + littleEndian16(height) + [0]
+            // LZW minimum code size 2, one data block: clear code, end code.
+            gif += [2, 2, 0x4C, 0x01, 0]
+        }
+        gif.append(0x3B)
+        return gif
+    }
+
+    private static func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+        let typeBytes = Array(type.utf8)
+        let body = typeBytes + data
+        let crc = body.withUnsafeBufferPointer { magpie_crc32(0, $0.baseAddress, $0.count) }
+        return bigEndian(UInt32(data.count)) + body + bigEndian(crc)
+    }
+
+    private static func bigEndian(_ value: UInt32) -> [UInt8] {
+        [UInt8(value >> 24), UInt8((value >> 16) & 0xFF), UInt8((value >> 8) & 0xFF), UInt8(value & 0xFF)]
+    }
+
+    private static func littleEndian16(_ value: Int) -> [UInt8] {
+        let clamped = UInt16(clamping: value)
+        return [UInt8(clamped & 0xFF), UInt8(clamped >> 8)]
+    }
+}
