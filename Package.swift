@@ -26,11 +26,12 @@ let package = Package(
         .systemLibrary(
             name: "CVips",
             pkgConfig: "vips",
-            providers: [.apt(["libvips-dev"])]
+            providers: [.apt(["libvips-dev", "libpng-dev"])]
         ),
         .target(
             name: "CMagpieVips",
-            dependencies: ["CVips"]
+            dependencies: ["CVips"],
+            linkerSettings: [.linkedLibrary("png16")]
         ),
         .target(
             name: "CMagpieTestSupport",

@@ -1,5 +1,8 @@
 #include "magpie_vips.h"
 
+#include <png.h>
+#include <setjmp.h>
+#include <stdlib.h>
 #include <string.h>
 #include <vips/vips.h>
 
@@ -79,9 +82,25 @@ static int loader_is_allowed(const char *loader) {
     return 0;
 }
 
+static const char *heif_loader = "VipsForeignLoadHeifBuffer";
+
+// libvips 8.14 does not recognise HEIF image sequences (brand "avis", "msf1"...) and hands
+// them to ImageMagick, which is blocked; libheif reads their primary image well.
+static int is_heif_sequence(const unsigned char *data, size_t length) {
+    if (length < 12 || memcmp(data + 4, "ftyp", 4) != 0) return 0;
+    static const char *brands[] = {"avis", "msf1", "hevc", "hevx", NULL};
+    for (int i = 0; brands[i]; i++)
+        if (memcmp(data + 8, brands[i], 4) == 0) return 1;
+    return 0;
+}
+
 static int find_loader(const void *data, size_t length, magpie_vips_header *header,
                        char *error, size_t error_length) {
     const char *loader = vips_foreign_find_load_buffer(data, length);
+    if (is_heif_sequence(data, length)) {
+        vips_error_clear();
+        loader = heif_loader;
+    }
     if (!loader) {
         vips_error_clear();
         set_error(error, error_length, "the data is not in an image format Magpie recognises");
@@ -106,12 +125,24 @@ static int fill_header(VipsImage *image, magpie_vips_header *header) {
     return 0;
 }
 
+// Opens lazily with the chosen loader: only the header is read until pixels are asked for.
+static VipsImage *open_image(const void *data, size_t length, const char *loader,
+                             VipsAccess access, VipsFailOn fail_on) {
+    if (strcmp(loader, heif_loader) == 0) {
+        VipsImage *image = NULL;
+        if (vips_heifload_buffer((void *)data, length, &image, "access", access, "fail_on", fail_on, NULL))
+            return NULL;
+        return image;
+    }
+    return vips_image_new_from_buffer(data, length, "", "access", access, "fail_on", fail_on, NULL);
+}
+
 int magpie_vips_read_header(const void *data, size_t length, magpie_vips_header *header,
                             char *error, size_t error_length) {
     memset(header, 0, sizeof *header);
     int status = find_loader(data, length, header, error, error_length);
     if (status != MAGPIE_VIPS_OK) return status;
-    VipsImage *image = vips_image_new_from_buffer(data, length, "", NULL);
+    VipsImage *image = open_image(data, length, header->loader, VIPS_ACCESS_RANDOM, VIPS_FAIL_ON_NONE);
     if (!image) {
         take_error(error, error_length, "could not read the image header");
         return MAGPIE_VIPS_FAILED;
@@ -189,6 +220,88 @@ fail:
     return -1;
 }
 
+typedef struct {
+    const unsigned char *data;
+    size_t length;
+    size_t offset;
+    char message[200];
+} png_memory;
+
+static void png_read_memory(png_structp png, png_bytep out, png_size_t count) {
+    png_memory *source = png_get_io_ptr(png);
+    if (count > source->length - source->offset) png_error(png, "the file ends inside a chunk");
+    memcpy(out, source->data + source->offset, count);
+    source->offset += count;
+}
+
+static void png_strict_error(png_structp png, png_const_charp message) {
+    png_memory *source = png_get_error_ptr(png);
+    g_strlcpy(source->message, message ? message : "PNG error", sizeof source->message);
+    longjmp(png_jmpbuf(png), 1);
+}
+
+static void png_ignore_warning(png_structp png, png_const_charp message) {
+    (void)png;
+    (void)message;
+}
+
+// libvips' PNG loader only warns about damaged critical chunks (bad CRC or Adler-32, chunks
+// running past the end) and decodes what it can; those files must be refused. libpng itself
+// is strict when asked to be, so it reads the file once, one row at a time, before libvips.
+static int validate_png(const void *data, size_t length, char *error, size_t error_length) {
+    png_memory source = {data, length, 0, {0}};
+    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &source, png_strict_error, png_ignore_warning);
+    if (!png) return MAGPIE_VIPS_FAILED;
+    png_infop info = png_create_info_struct(png);
+    unsigned char *volatile row = NULL;
+    if (!info || setjmp(png_jmpbuf(png))) {
+        free(row);
+        png_destroy_read_struct(&png, &info, NULL);
+        char text[256];
+        g_snprintf(text, sizeof text, "damaged PNG: %s", source.message[0] ? source.message : "unreadable");
+        set_error(error, error_length, text);
+        return MAGPIE_VIPS_FAILED;
+    }
+    png_set_benign_errors(png, 0);
+    // Damaged critical chunks are errors; damaged ancillary chunks (text, colour hints) are
+    // dropped, as every browser does.
+    png_set_crc_action(png, PNG_CRC_ERROR_QUIT, PNG_CRC_WARN_DISCARD);
+#ifdef PNG_SKIP_sRGB_CHECK_PROFILE
+    png_set_option(png, PNG_SKIP_sRGB_CHECK_PROFILE, PNG_OPTION_ON);
+#endif
+    // The pixel limit was checked on the header already; do not apply libpng's own.
+    png_set_user_limits(png, 0x7fffffff, 0x7fffffff);
+    png_set_read_fn(png, &source, png_read_memory);
+    png_read_info(png, info);
+    int passes = png_set_interlace_handling(png);
+    png_read_update_info(png, info);
+    png_uint_32 height = png_get_image_height(png, info);
+    row = malloc(png_get_rowbytes(png, info) + 1);
+    if (!row) png_error(png, "out of memory");
+    for (int pass = 0; pass < passes; pass++)
+        for (png_uint_32 y = 0; y < height; y++) png_read_row(png, row, NULL);
+    png_read_end(png, NULL);
+    free(row);
+    png_destroy_read_struct(&png, &info, NULL);
+    return MAGPIE_VIPS_OK;
+}
+
+// A GIF whose logical screen is empty has nothing to show; libnsgif invents a size from the
+// first frame's descriptor instead of refusing it.
+static int validate_gif(const unsigned char *data, size_t length, char *error, size_t error_length) {
+    if (length < 10) {
+        set_error(error, error_length, "damaged GIF: the header is truncated");
+        return MAGPIE_VIPS_FAILED;
+    }
+    int width = data[6] | (data[7] << 8);
+    int height = data[8] | (data[9] << 8);
+    if (width == 0 || height == 0) {
+        set_error(error, error_length, "damaged GIF: the logical screen is empty");
+        return MAGPIE_VIPS_FAILED;
+    }
+    return MAGPIE_VIPS_OK;
+}
+
 int magpie_vips_decode(const void *data, size_t length, uint64_t max_pixels,
                        int target_width, int target_height, int fill,
                        magpie_vips_image *image, char *error, size_t error_length) {
@@ -205,22 +318,50 @@ int magpie_vips_decode(const void *data, size_t length, uint64_t max_pixels,
         return MAGPIE_VIPS_TOO_MANY_PIXELS;
     }
 
+    const char *loader = image->source.loader;
+    int is_png = strcmp(loader, "VipsForeignLoadPngBuffer") == 0;
+    int is_gif = strcmp(loader, "VipsForeignLoadNsgifBuffer") == 0;
+    if (is_png && (status = validate_png(data, length, error, error_length)) != MAGPIE_VIPS_OK) return status;
+    if (is_gif && (status = validate_gif(data, length, error, error_length)) != MAGPIE_VIPS_OK) return status;
+    // libnsgif reports corrupt frame data only as a warning.
+    VipsFailOn fail_on = is_gif ? VIPS_FAIL_ON_WARNING : VIPS_FAIL_ON_ERROR;
+    // Streaming (sequential) reads save memory, but rotation and HEIF need random access.
+    int sequential = image->source.orientation == 1 &&
+                     (is_png || strcmp(loader, "VipsForeignLoadJpegBuffer") == 0);
+    VipsAccess access = sequential ? VIPS_ACCESS_SEQUENTIAL : VIPS_ACCESS_RANDOM;
+
     VipsImage *decoded = NULL;
-    if (target_width > 0 || target_height > 0) {
+    if ((target_width > 0 || target_height > 0) && strcmp(loader, heif_loader) == 0 &&
+        is_heif_sequence(data, length)) {
+        // vips_thumbnail_buffer would pick the (blocked) ImageMagick loader for these.
+        VipsImage *loaded = open_image(data, length, loader, access, fail_on);
+        if (!loaded) {
+            take_error(error, error_length, "decoding failed");
+            return MAGPIE_VIPS_FAILED;
+        }
+        int width = target_width > 0 ? target_width : VIPS_MAX_COORD;
+        int height = target_height > 0 ? target_height : VIPS_MAX_COORD;
+        int failed = vips_thumbnail_image(loaded, &decoded, width, "height", height, "size", VIPS_SIZE_DOWN,
+                                          "crop", fill ? VIPS_INTERESTING_CENTRE : VIPS_INTERESTING_NONE, NULL);
+        g_object_unref(loaded);
+        if (failed) {
+            take_error(error, error_length, "decoding failed");
+            return MAGPIE_VIPS_FAILED;
+        }
+    } else if (target_width > 0 || target_height > 0) {
         int width = target_width > 0 ? target_width : VIPS_MAX_COORD;
         int height = target_height > 0 ? target_height : VIPS_MAX_COORD;
         if (vips_thumbnail_buffer((void *)data, length, &decoded, width,
                                   "height", height,
                                   "size", VIPS_SIZE_DOWN,
                                   "crop", fill ? VIPS_INTERESTING_CENTRE : VIPS_INTERESTING_NONE,
-                                  "fail_on", VIPS_FAIL_ON_ERROR,
+                                  "fail_on", fail_on,
                                   NULL)) {
             take_error(error, error_length, "decoding failed");
             return MAGPIE_VIPS_FAILED;
         }
     } else {
-        VipsImage *loaded = vips_image_new_from_buffer(
-            data, length, "", "access", VIPS_ACCESS_SEQUENTIAL, "fail_on", VIPS_FAIL_ON_ERROR, NULL);
+        VipsImage *loaded = open_image(data, length, loader, access, fail_on);
         if (!loaded) {
             take_error(error, error_length, "decoding failed");
             return MAGPIE_VIPS_FAILED;

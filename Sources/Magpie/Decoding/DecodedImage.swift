@@ -44,3 +44,11 @@ public struct DecodedImage: Sendable {
 public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
     case jpeg, png, gif, webp, heif, unknown
 }
+
+extension DecodedImage: CustomStringConvertible, CustomDebugStringConvertible {
+    public var description: String {
+        "DecodedImage(\(width)x\(height) RGBA8 from \(sourceFormat.rawValue) \(sourceWidth)x\(sourceHeight))"
+    }
+
+    public var debugDescription: String { description }
+}

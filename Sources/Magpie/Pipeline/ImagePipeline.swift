@@ -86,7 +86,7 @@ public final class ImagePipeline: Sendable {
     /// Starts loading and returns a handle to cancel it, change its priority, follow its
     /// events and await its result.
     public func imageTask(with request: ImageRequest) -> ImageTask {
-        let task = ImageTask(request: request)
+        let task = ImageTask(request: request, arrival: scheduler.arrival())
         task.start { [self] task throws(MagpieError) in
             try await self.counted { () throws(MagpieError) in try await self.load(task) }
         }
@@ -116,7 +116,8 @@ public final class ImagePipeline: Sendable {
         try await counted { () throws(MagpieError) in
             let keys = RequestKeys(request, cacheKey: configuration.cacheKey)
             try validate(request, keys: keys)
-            let loaded = try await sharedData(for: request, keys: keys).value(priority: request.priority)
+            let loaded = try await sharedData(for: request, keys: keys, arrival: scheduler.arrival())
+                .value(priority: request.priority)
             return DataResponse(data: loaded.bytes, contentType: loaded.contentType, source: loaded.source)
         }
     }
@@ -160,7 +161,7 @@ public final class ImagePipeline: Sendable {
         }
         try validate(request, keys: keys)
         let (shared, joined) = imageTasks.task(for: keys.imageWork) { [self] shared throws(MagpieError) in
-            try await decode(request, keys: keys, shared: shared)
+            try await decode(request, keys: keys, arrival: task.arrival, shared: shared)
         }
         if joined { recorder.record { $0.coalesced += 1 } }
         let loaded = try await shared.value(
@@ -193,13 +194,15 @@ public final class ImagePipeline: Sendable {
     }
 
     /// Decodes the request's bytes; shared by every request for the same variant.
-    private func decode(_ request: ImageRequest, keys: RequestKeys, shared: SharedTask<LoadedImage>) async throws(MagpieError) -> LoadedImage {
+    private func decode(
+        _ request: ImageRequest, keys: RequestKeys, arrival: UInt64, shared: SharedTask<LoadedImage>
+    ) async throws(MagpieError) -> LoadedImage {
         // A request that missed the memory cache just before an identical one finished and
         // left the pool finds the image here instead of decoding it again.
         if readsMemory(request), let image = memoryCache?[keys.image] {
             return LoadedImage(image: image, source: .memory)
         }
-        let data = try await sharedData(for: request, keys: keys).value(
+        let data = try await sharedData(for: request, keys: keys, arrival: arrival).value(
             priority: shared.priority,
             registered: { subscription in shared.onPriorityChange { subscription.setPriority($0) } },
             onEvent: { shared.send($0) })
@@ -220,9 +223,10 @@ public final class ImagePipeline: Sendable {
         return LoadedImage(image: image, source: data.source)
     }
 
-    private func sharedData(for request: ImageRequest, keys: RequestKeys) -> SharedTask<LoadedData> {
+    /// `arrival` is the request's place in the download queue's FIFO/LIFO order.
+    private func sharedData(for request: ImageRequest, keys: RequestKeys, arrival: UInt64) -> SharedTask<LoadedData> {
         let (shared, joined) = dataTasks.task(for: keys.dataWork) { [self] shared throws(MagpieError) in
-            try await fetch(request, keys: keys, shared: shared)
+            try await fetch(request, keys: keys, arrival: arrival, shared: shared)
         }
         if joined { recorder.record { $0.coalesced += 1 } }
         return shared
@@ -230,7 +234,7 @@ public final class ImagePipeline: Sendable {
 
     /// Gets the original bytes from the disk cache or the network; shared by every request
     /// for the same bytes, whatever their thumbnail size.
-    private func fetch(_ request: ImageRequest, keys: RequestKeys, shared: SharedTask<LoadedData>) async throws(MagpieError) -> LoadedData {
+    private func fetch(_ request: ImageRequest, keys: RequestKeys, arrival: UInt64, shared: SharedTask<LoadedData>) async throws(MagpieError) -> LoadedData {
         if request.url.isFileURL { return try readFile(request.url) }
         var cached: CachedData?
         if let dataCache, !request.options.contains(.networkOnly) {
@@ -242,7 +246,7 @@ public final class ImagePipeline: Sendable {
         }
         if request.options.contains(.cacheOnly) { throw .notCached }
 
-        let ticket = scheduler.makeTicket(priority: shared.priority)
+        let ticket = scheduler.makeTicket(priority: shared.priority, arrival: arrival)
         shared.onPriorityChange { [scheduler] in scheduler.setPriority($0, for: ticket) }
         do {
             try await scheduler.acquire(ticket)

@@ -42,8 +42,12 @@ public final class ImageTask: Sendable {
     /// Events of this load, ending after ``Event/finished(_:)``. Meant for one consumer.
     public let events: AsyncStream<Event>
 
-    init(request: ImageRequest) {
+    /// The request's place in the download queue's FIFO/LIFO order.
+    let arrival: UInt64
+
+    init(request: ImageRequest, arrival: UInt64) {
         self.request = request
+        self.arrival = arrival
         self.state = Mutex(State(priority: request.priority))
         (events, eventContinuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .bufferingNewest(256))
     }

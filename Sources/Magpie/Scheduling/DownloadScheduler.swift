@@ -32,6 +32,7 @@ final class DownloadScheduler: Sendable {
     let maximumConcurrent: Int
     let order: Order
     private let state = Mutex(State())
+    private let arrivals = Atomic<UInt64>(0)
 
     init(maximumConcurrent: Int, order: Order) {
         precondition(maximumConcurrent > 0, "at least one download must be able to run")
@@ -39,11 +40,17 @@ final class DownloadScheduler: Sendable {
         self.order = order
     }
 
-    func makeTicket(priority: ImageRequest.Priority) -> Ticket {
+    /// A place in the FIFO/LIFO order, taken when a request arrives: the ticket made later
+    /// (after cache lookups that finish in any order) keeps the request's place.
+    func arrival() -> UInt64 {
+        arrivals.add(1, ordering: .relaxed).newValue
+    }
+
+    func makeTicket(priority: ImageRequest.Priority, arrival: UInt64) -> Ticket {
         state.withLock { state in
             state.nextID += 1
             let ticket = Ticket(id: state.nextID)
-            state.waiters[ticket.id] = Waiter(priority: priority, sequence: ticket.id, continuation: nil)
+            state.waiters[ticket.id] = Waiter(priority: priority, sequence: arrival, continuation: nil)
             return ticket
         }
     }

@@ -1,0 +1,139 @@
+import Foundation
+import Magpie
+import MagpieTesting
+import Testing
+
+@Suite("Decoding with libvips")
+struct DecodingTests {
+    static let decoder = VipsDecoder()
+    static let limit = 100_000_000
+
+    /// Formats libvips 8.14 on Debian 12 reads. APNG, animated GIF, WebP and AVIF sequences
+    /// decode as their first frame.
+    static let readable: Set = ["png", "apng", "jpeg", "gif", "webp", "avif", "avifs", "heif"]
+
+    static func orientation(of entry: Corpus.Entry) -> Int? {
+        guard entry.path.hasPrefix("exif-orientation/") else { return nil }
+        let digits = entry.path.split(separator: "/").last?.filter(\.isNumber) ?? ""
+        return Int(digits)
+    }
+
+    /// Files libvips 8.14.1 with libheif 1.15.1 (Debian 12) cannot read, even through its own
+    /// `vips` command: "bad seek" on AVIF with irot/imir transforms and on AVIF sequences.
+    static let unreadableHere: Set = [
+        "avif-link-u/kimono.rotate90.avif",
+        "avif-link-u/kimono.mirror-vertical.rotate270.crop.avif",
+        "avif-link-u/star-8bpc.avifs",
+        "avif-link-u/star-8bpc-with-alpha.avifs",
+    ]
+
+    @Test(arguments: Corpus.entries(expected: "valid").filter { readable.contains($0.format) })
+    func validFilesDecodeToTheirSize(_ entry: Corpus.Entry) throws {
+        if Self.unreadableHere.contains(entry.path) {
+            withKnownIssue("libvips 8.14 on Debian 12 cannot decode \(entry.path)") {
+                try checkSize(entry)
+            }
+            return
+        }
+        try checkSize(entry)
+    }
+
+    private func checkSize(_ entry: Corpus.Entry) throws {
+        let bytes = try entry.bytes()
+        let image: DecodedImage
+        do {
+            image = try Self.decoder.decode(bytes, thumbnail: nil, maximumPixels: Self.limit)
+        } catch {
+            // The manifest allows a clear refusal for hard-but-legal files (12-bit,
+            // arithmetic-coded, lossless JPEG); anything else must decode.
+            let hard = ["12-bit", "arithmetic", "lossless"].contains { entry.notes.localizedCaseInsensitiveContains($0) }
+            #expect(hard, "\(entry.path): \(error)")
+            return
+        }
+        let swapped = (Self.orientation(of: entry) ?? 1) >= 5
+        let width = try #require(entry.width)
+        let height = try #require(entry.height)
+        #expect(image.width == (swapped ? height : width), "\(entry.path)")
+        #expect(image.height == (swapped ? width : height), "\(entry.path)")
+        #expect(image.pixels.count == image.width * image.height * 4)
+    }
+
+    @Test(arguments: Corpus.entries(expected: "invalid"))
+    func invalidFilesFailClearly(_ entry: Corpus.Entry) throws {
+        let bytes = try entry.bytes()
+        #expect(throws: MagpieError.self, "\(entry.path)") {
+            try Self.decoder.decode(bytes, thumbnail: nil, maximumPixels: Self.limit)
+        }
+    }
+
+    @Test(arguments: Corpus.entries(expected: "partial"))
+    func partialFilesDecodeOrFail(_ entry: Corpus.Entry) throws {
+        let bytes = try entry.bytes()
+        do {
+            let image = try Self.decoder.decode(bytes, thumbnail: nil, maximumPixels: Self.limit)
+            #expect(image.pixels.count == image.width * image.height * 4)
+        } catch {
+            #expect(!error.description.isEmpty)
+        }
+    }
+
+    @Test func corpusIsPresent() {
+        #expect(Corpus.entries.count > 200, "expected ../shared/corpus/MANIFEST.tsv beside the checkout")
+    }
+
+    @Test func exifOrientationIsApplied() throws {
+        let entries = Corpus.entries.filter { Self.orientation(of: $0) != nil && $0.expected == "valid" }
+        #expect(entries.count >= 16)
+        for entry in entries {
+            let image = try Self.decoder.decode(entry.bytes(), thumbnail: .init(width: 100, height: 100), maximumPixels: Self.limit)
+            let upright = (Self.orientation(of: entry) ?? 1) >= 5 ? (entry.height!, entry.width!) : (entry.width!, entry.height!)
+            // The thumbnail keeps the upright aspect ratio.
+            #expect((image.width > image.height) == (upright.0 > upright.1), "\(entry.path)")
+        }
+    }
+
+    @Test(arguments: [(50_000, 50_000, "png"), (50_000, 50_000, "gif")])
+    func declaredBombsAreRefusedBeforeDecoding(width: Int, height: Int, kind: String) throws {
+        let bytes = kind == "png" ? TestImages.pngBomb(width: width, height: height) : TestImages.gifBomb(width: width, height: height)
+        let started = ContinuousClock.now
+        #expect(throws: MagpieError.imageTooLarge(width: width, height: height, limit: Self.limit)) {
+            try Self.decoder.decode(bytes, thumbnail: nil, maximumPixels: Self.limit)
+        }
+        #expect(throws: MagpieError.imageTooLarge(width: width, height: height, limit: Self.limit)) {
+            try Self.decoder.decode(bytes, thumbnail: .init(width: 64, height: 64), maximumPixels: Self.limit)
+        }
+        // Generous bound: a refusal reads the header only; decoding would take minutes.
+        #expect(ContinuousClock.now - started < .seconds(1))
+    }
+
+    @Test func thumbnailsFitOrFill() throws {
+        let bytes = try TestImages.texture(width: 1200, height: 800)
+        let fit = try Self.decoder.decode(bytes, thumbnail: .init(width: 256, height: 256, contentMode: .fit), maximumPixels: Self.limit)
+        #expect(fit.width == 256 && fit.height == 171)
+        let fill = try Self.decoder.decode(bytes, thumbnail: .init(width: 256, height: 256, contentMode: .fill), maximumPixels: Self.limit)
+        #expect(fill.width == 256 && fill.height == 256)
+        let larger = try Self.decoder.decode(bytes, thumbnail: .init(width: 4000, height: 4000), maximumPixels: Self.limit)
+        #expect(larger.width == 1200 && larger.height == 800, "never enlarged")
+    }
+
+    @Test func outputIsStraightRGBA() throws {
+        let source = TestImages.pixels(width: 4, height: 2, seed: 7)
+        let png = try ImageEncoder().encode(source, as: .png)
+        let decoded = try Self.decoder.decode(png, thumbnail: nil, maximumPixels: Self.limit)
+        #expect(decoded.pixels == source.pixels)
+    }
+
+    @Test func nonImagesAreUnsupported() {
+        #expect(throws: MagpieError.self) {
+            try Self.decoder.decode(Array("<html>not found</html>".utf8), thumbnail: nil, maximumPixels: Self.limit)
+        }
+        #expect(throws: MagpieError.self) { try Self.decoder.decode([], thumbnail: nil, maximumPixels: Self.limit) }
+        let svg = Array("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"10\" height=\"10\"></svg>".utf8)
+        #expect {
+            try Self.decoder.decode(svg, thumbnail: nil, maximumPixels: Self.limit)
+        } throws: { error in
+            guard case MagpieError.unsupportedFormat = error else { return false }
+            return true
+        }
+    }
+}

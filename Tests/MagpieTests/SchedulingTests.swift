@@ -1,0 +1,85 @@
+import Foundation
+import Magpie
+import MagpieTesting
+import Testing
+
+@Suite("Download queue: bounded, by priority, FIFO or LIFO")
+struct SchedulingTests {
+    /// Starts 2 blocking downloads, then queues 20 with the given priorities, and returns the
+    /// order in which the server saw the queued ones.
+    static func arrivalOrder(order: ImagePipeline.DownloadOrder, priorities: [ImageRequest.Priority]) async throws -> [Int] {
+        try await withTestFixture(configure: {
+            $0.maximumConcurrentDownloads = 2
+            $0.downloadOrder = order
+        }) { fixture in
+            let bytes = try TestImages.texture(width: 16, height: 16, format: .png)
+            // Staggered latencies free the two slots 25 ms apart, so downloads start one at a
+            // time and the server sees them in the order the queue granted them.
+            for blocker in 0..<2 {
+                fixture.server.serve(
+                    "/blocker\(blocker).png",
+                    ServedRoute(body: bytes, contentType: "image/png", latency: .milliseconds(300 + 25 * blocker)))
+            }
+            for index in priorities.indices {
+                fixture.server.serve("/q\(index).png", ServedRoute(body: bytes, contentType: "image/png", latency: .milliseconds(50)))
+            }
+            let blockers = (0..<2).map { fixture.pipeline.imageTask(with: ImageRequest(url: fixture.server.url("/blocker\($0).png"))) }
+            try await CancellationTests.waitUntil { fixture.server.totalRequests == 2 }
+            let queued = priorities.enumerated().map { index, priority in
+                fixture.pipeline.imageTask(with: ImageRequest(url: fixture.server.url("/q\(index).png"), priority: priority))
+            }
+            for task in blockers + queued { _ = try await task.response }
+            return fixture.server.requestLog.dropFirst(2).map { Int($0.dropFirst(2).dropLast(4))! }
+        }
+    }
+
+    @Test func fifoWithinPriorityHighestFirst() async throws {
+        let priorities: [ImageRequest.Priority] = (0..<20).map { [.low, .normal, .veryHigh, .veryLow, .high][$0 % 5] }
+        let order = try await Self.arrivalOrder(order: .fifo, priorities: priorities)
+        let expected = priorities.indices.sorted {
+            priorities[$0] != priorities[$1] ? priorities[$0] > priorities[$1] : $0 < $1
+        }
+        #expect(order == expected)
+    }
+
+    @Test func lifoWithinPriority() async throws {
+        let priorities: [ImageRequest.Priority] = (0..<20).map { $0 < 10 ? .normal : .high }
+        let order = try await Self.arrivalOrder(order: .lifo, priorities: priorities)
+        let expected = Array((10..<20).reversed()) + Array((0..<10).reversed())
+        #expect(order == expected)
+    }
+
+    @Test func priorityChangesWhileQueued() async throws {
+        try await withTestFixture(configure: { $0.maximumConcurrentDownloads = 1 }) { fixture in
+            let bytes = try TestImages.texture(width: 16, height: 16, format: .png)
+            fixture.server.serve("/blocker.png", ServedRoute(body: bytes, contentType: "image/png", latency: .milliseconds(300)))
+            for name in ["a", "b", "c"] { fixture.server.serve("/\(name).png", .image(bytes)) }
+            let blocker = fixture.pipeline.imageTask(with: ImageRequest(url: fixture.server.url("/blocker.png")))
+            try await CancellationTests.waitUntil { fixture.server.totalRequests == 1 }
+            let a = fixture.pipeline.imageTask(with: ImageRequest(url: fixture.server.url("/a.png")))
+            let b = fixture.pipeline.imageTask(with: ImageRequest(url: fixture.server.url("/b.png")))
+            let c = fixture.pipeline.imageTask(with: ImageRequest(url: fixture.server.url("/c.png"), priority: .low))
+            try await CancellationTests.waitUntil { fixture.pipeline.inFlightTaskCount == 8 }
+            c.priority = .veryHigh
+            for task in [blocker, a, b, c] { _ = try await task.response }
+            #expect(fixture.server.requestLog == ["/blocker.png", "/c.png", "/a.png", "/b.png"])
+        }
+    }
+
+    @Test func sharedDownloadRunsAtHighestSubscriberPriority() async throws {
+        try await withTestFixture(configure: { $0.maximumConcurrentDownloads = 1 }) { fixture in
+            let bytes = try TestImages.texture(width: 16, height: 16, format: .png)
+            fixture.server.serve("/blocker.png", ServedRoute(body: bytes, contentType: "image/png", latency: .milliseconds(300)))
+            for name in ["x", "y"] { fixture.server.serve("/\(name).png", .image(bytes)) }
+            let blocker = fixture.pipeline.imageTask(with: ImageRequest(url: fixture.server.url("/blocker.png")))
+            try await CancellationTests.waitUntil { fixture.server.totalRequests == 1 }
+            let x = fixture.pipeline.imageTask(with: ImageRequest(url: fixture.server.url("/x.png"), priority: .normal))
+            let yLow = fixture.pipeline.imageTask(with: ImageRequest(url: fixture.server.url("/y.png"), priority: .veryLow))
+            let yHigh = fixture.pipeline.imageTask(
+                with: ImageRequest(url: fixture.server.url("/y.png"), thumbnail: .init(width: 4, height: 4), priority: .veryHigh))
+            try await CancellationTests.waitUntil { fixture.pipeline.inFlightTaskCount == 6 }
+            for task in [blocker, x, yLow, yHigh] { _ = try await task.response }
+            #expect(fixture.server.requestLog == ["/blocker.png", "/y.png", "/x.png"])
+        }
+    }
+}
