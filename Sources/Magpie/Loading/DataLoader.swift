@@ -28,7 +28,39 @@ struct DataLoader: Sendable {
     /// Header fields never forwarded to a host other than the one they were meant for.
     private static let credentialHeaders: Set<String> = ["authorization", "cookie", "proxy-authorization"]
 
+    /// Loads `outgoing`, failing with ``MagpieError/timedOut(_:)`` when the whole exchange,
+    /// body included, takes longer than the total timeout. (AsyncHTTPClient's deadline covers
+    /// the response head only, and a trickling body never trips the idle timeout.)
     func load(
+        _ outgoing: OutgoingRequest,
+        revalidating cached: HTTPMetadata?,
+        now: @escaping @Sendable () -> Date,
+        onEvent: @escaping @Sendable (ImageTask.Event) -> Void
+    ) async throws(MagpieError) -> Outcome {
+        let limit = limits.totalTimeout
+        do {
+            return try await withThrowingTaskGroup(of: Outcome?.self) { group in
+                group.addTask {
+                    try await self.exchange(outgoing, revalidating: cached, now: now, onEvent: onEvent)
+                }
+                group.addTask {
+                    try await Task.sleep(for: limit)
+                    return nil
+                }
+                defer { group.cancelAll() }
+                guard let first = try await group.next(), let outcome = first else {
+                    throw MagpieError.timedOut(outgoing.url)
+                }
+                return outcome
+            }
+        } catch let error as MagpieError {
+            throw error
+        } catch {
+            throw .cancelled
+        }
+    }
+
+    private func exchange(
         _ outgoing: OutgoingRequest,
         revalidating cached: HTTPMetadata?,
         now: @Sendable () -> Date,
