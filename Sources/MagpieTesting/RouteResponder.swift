@@ -36,6 +36,7 @@ struct RouteResponder: HTTPResponder {
         guard let route = routes.route(for: path) else {
             return Response(status: .notFound, body: .init(byteBuffer: ByteBuffer(string: "not found\n")))
         }
+        if let gate = route.gate { await gate.wait() }
         if route.latency > .zero { try await Task.sleep(for: route.latency) }
 
         var headers = HTTPFields()

@@ -23,6 +23,8 @@ public struct ServedRoute: Sendable {
     public var omitsContentLength: Bool
     /// A fault injected while sending the body.
     public var fault: Fault?
+    /// When set, the response head waits until the gate is opened.
+    public var gate: Gate?
 
     /// Faults injected into a response.
     public enum Fault: Sendable, Hashable {

@@ -5,30 +5,34 @@ import Testing
 
 @Suite("Download queue: bounded, by priority, FIFO or LIFO")
 struct SchedulingTests {
-    /// Starts 2 blocking downloads, then queues 20 with the given priorities, and returns the
-    /// order in which the server saw the queued ones.
+    /// Fills both download slots with gated downloads, queues 20 more with the given
+    /// priorities, then frees one slot, so the queue drains one download at a time in the
+    /// order it grants them; returns that order as the server saw it.
     static func arrivalOrder(order: ImagePipeline.DownloadOrder, priorities: [ImageRequest.Priority]) async throws -> [Int] {
         try await withTestFixture(configure: {
             $0.maximumConcurrentDownloads = 2
             $0.downloadOrder = order
         }) { fixture in
             let bytes = try TestImages.texture(width: 16, height: 16, format: .png)
-            // Staggered latencies free the two slots 25 ms apart, so downloads start one at a
-            // time and the server sees them in the order the queue granted them.
+            let gates = [Gate(), Gate()]
             for blocker in 0..<2 {
-                fixture.server.serve(
-                    "/blocker\(blocker).png",
-                    ServedRoute(body: bytes, contentType: "image/png", latency: .milliseconds(300 + 25 * blocker)))
+                var route = ServedRoute.image(bytes)
+                route.gate = gates[blocker]
+                fixture.server.serve("/blocker\(blocker).png", route)
             }
-            for index in priorities.indices {
-                fixture.server.serve("/q\(index).png", ServedRoute(body: bytes, contentType: "image/png", latency: .milliseconds(50)))
-            }
+            for index in priorities.indices { fixture.server.serve("/q\(index).png", .image(bytes)) }
             let blockers = (0..<2).map { fixture.pipeline.imageTask(with: ImageRequest(url: fixture.server.url("/blocker\($0).png"))) }
             try await CancellationTests.waitUntil { fixture.server.totalRequests == 2 }
             let queued = priorities.enumerated().map { index, priority in
                 fixture.pipeline.imageTask(with: ImageRequest(url: fixture.server.url("/q\(index).png"), priority: priority))
             }
-            for task in blockers + queued { _ = try await task.response }
+            try await CancellationTests.waitUntil { fixture.pipeline.downloadQueue.waiting == priorities.count }
+            #expect(fixture.pipeline.downloadQueue.running == 2)
+            gates[0].open()
+            for task in queued { _ = try await task.response }
+            #expect(fixture.pipeline.downloadQueue.running == 1, "the other slot is still held")
+            gates[1].open()
+            for task in blockers { _ = try await task.response }
             return fixture.server.requestLog.dropFirst(2).map { Int($0.dropFirst(2).dropLast(4))! }
         }
     }
@@ -52,7 +56,8 @@ struct SchedulingTests {
     @Test func priorityChangesWhileQueued() async throws {
         try await withTestFixture(configure: { $0.maximumConcurrentDownloads = 1 }) { fixture in
             let bytes = try TestImages.texture(width: 16, height: 16, format: .png)
-            fixture.server.serve("/blocker.png", ServedRoute(body: bytes, contentType: "image/png", latency: .milliseconds(300)))
+            // Long enough for every later request to be queued behind it, even on a loaded machine.
+            fixture.server.serve("/blocker.png", ServedRoute(body: bytes, contentType: "image/png", latency: .seconds(1)))
             for name in ["a", "b", "c"] { fixture.server.serve("/\(name).png", .image(bytes)) }
             let blocker = fixture.pipeline.imageTask(with: ImageRequest(url: fixture.server.url("/blocker.png")))
             try await CancellationTests.waitUntil { fixture.server.totalRequests == 1 }
@@ -69,7 +74,8 @@ struct SchedulingTests {
     @Test func sharedDownloadRunsAtHighestSubscriberPriority() async throws {
         try await withTestFixture(configure: { $0.maximumConcurrentDownloads = 1 }) { fixture in
             let bytes = try TestImages.texture(width: 16, height: 16, format: .png)
-            fixture.server.serve("/blocker.png", ServedRoute(body: bytes, contentType: "image/png", latency: .milliseconds(300)))
+            // Long enough for every later request to be queued behind it, even on a loaded machine.
+            fixture.server.serve("/blocker.png", ServedRoute(body: bytes, contentType: "image/png", latency: .seconds(1)))
             for name in ["x", "y"] { fixture.server.serve("/\(name).png", .image(bytes)) }
             let blocker = fixture.pipeline.imageTask(with: ImageRequest(url: fixture.server.url("/blocker.png")))
             try await CancellationTests.waitUntil { fixture.server.totalRequests == 1 }
@@ -77,7 +83,8 @@ struct SchedulingTests {
             let yLow = fixture.pipeline.imageTask(with: ImageRequest(url: fixture.server.url("/y.png"), priority: .veryLow))
             let yHigh = fixture.pipeline.imageTask(
                 with: ImageRequest(url: fixture.server.url("/y.png"), thumbnail: .init(width: 4, height: 4), priority: .veryHigh))
-            try await CancellationTests.waitUntil { fixture.pipeline.inFlightTaskCount == 6 }
+            // blocker, x: an image and a data task each; y: two image tasks sharing one data task.
+            try await CancellationTests.waitUntil { fixture.pipeline.inFlightTaskCount == 7 }
             for task in [blocker, x, yLow, yHigh] { _ = try await task.response }
             #expect(fixture.server.requestLog == ["/blocker.png", "/y.png", "/x.png"])
         }

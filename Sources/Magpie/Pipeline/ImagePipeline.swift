@@ -133,6 +133,9 @@ public final class ImagePipeline: Sendable {
     /// Shared fetch and decode tasks still running; zero when the pipeline is idle.
     public var inFlightTaskCount: Int { dataTasks.count + imageTasks.count }
 
+    /// Downloads running now and downloads waiting for a slot.
+    public var downloadQueue: (running: Int, waiting: Int) { scheduler.counts }
+
     /// Forgets that URLs failed, so they are tried again.
     public func clearFailedURLs() {
         blocklist.removeAll()

@@ -18,6 +18,8 @@ final class SharedTask<Value: Sendable>: Sendable {
 
     private enum Phase {
         case idle
+        /// The first subscriber is creating the Swift task; later ones must not start another.
+        case starting
         case running(Task<Void, Never>)
         case finished(Result<Value, MagpieError>)
     }
@@ -88,7 +90,10 @@ final class SharedTask<Value: Sendable>: Sendable {
             let id = state.nextID
             state.subscribers[id] = Subscriber(priority: priority, continuation: nil, onEvent: onEvent)
             var shouldStart = false
-            if case .idle = state.phase { shouldStart = true }
+            if case .idle = state.phase {
+                state.phase = .starting
+                shouldStart = true
+            }
             return (id, shouldStart, Self.updatePriority(&state))
         }
         change?()
@@ -107,7 +112,7 @@ final class SharedTask<Value: Sendable>: Sendable {
             finish(with: result)
         }
         let abandonedBeforeStart = state.withLock { state -> Bool in
-            if case .idle = state.phase, !state.subscribers.isEmpty {
+            if case .starting = state.phase, !state.subscribers.isEmpty {
                 state.phase = .running(task)
                 return false
             }
