@@ -56,8 +56,10 @@ struct SchedulingTests {
     @Test func priorityChangesWhileQueued() async throws {
         try await withTestFixture(configure: { $0.maximumConcurrentDownloads = 1 }) { fixture in
             let bytes = try TestImages.texture(width: 16, height: 16, format: .png)
-            // Long enough for every later request to be queued behind it, even on a loaded machine.
-            fixture.server.serve("/blocker.png", ServedRoute(body: bytes, contentType: "image/png", latency: .seconds(1)))
+            let gate = Gate()
+            var blockerRoute = ServedRoute.image(bytes)
+            blockerRoute.gate = gate
+            fixture.server.serve("/blocker.png", blockerRoute)
             for name in ["a", "b", "c"] { fixture.server.serve("/\(name).png", .image(bytes)) }
             let blocker = fixture.pipeline.imageTask(with: ImageRequest(url: fixture.server.url("/blocker.png")))
             try await CancellationTests.waitUntil { fixture.server.totalRequests == 1 }
@@ -66,6 +68,7 @@ struct SchedulingTests {
             let c = fixture.pipeline.imageTask(with: ImageRequest(url: fixture.server.url("/c.png"), priority: .low))
             try await CancellationTests.waitUntil { fixture.pipeline.inFlightTaskCount == 8 }
             c.priority = .veryHigh
+            gate.open()
             for task in [blocker, a, b, c] { _ = try await task.response }
             #expect(fixture.server.requestLog == ["/blocker.png", "/c.png", "/a.png", "/b.png"])
         }
@@ -74,8 +77,10 @@ struct SchedulingTests {
     @Test func sharedDownloadRunsAtHighestSubscriberPriority() async throws {
         try await withTestFixture(configure: { $0.maximumConcurrentDownloads = 1 }) { fixture in
             let bytes = try TestImages.texture(width: 16, height: 16, format: .png)
-            // Long enough for every later request to be queued behind it, even on a loaded machine.
-            fixture.server.serve("/blocker.png", ServedRoute(body: bytes, contentType: "image/png", latency: .seconds(1)))
+            let gate = Gate()
+            var blockerRoute = ServedRoute.image(bytes)
+            blockerRoute.gate = gate
+            fixture.server.serve("/blocker.png", blockerRoute)
             for name in ["x", "y"] { fixture.server.serve("/\(name).png", .image(bytes)) }
             let blocker = fixture.pipeline.imageTask(with: ImageRequest(url: fixture.server.url("/blocker.png")))
             try await CancellationTests.waitUntil { fixture.server.totalRequests == 1 }
@@ -85,6 +90,7 @@ struct SchedulingTests {
                 with: ImageRequest(url: fixture.server.url("/y.png"), thumbnail: .init(width: 4, height: 4), priority: .veryHigh))
             // blocker, x: an image and a data task each; y: two image tasks sharing one data task.
             try await CancellationTests.waitUntil { fixture.pipeline.inFlightTaskCount == 7 }
+            gate.open()
             for task in [blocker, x, yLow, yHigh] { _ = try await task.response }
             #expect(fixture.server.requestLog == ["/blocker.png", "/y.png", "/x.png"])
         }
