@@ -1,4 +1,4 @@
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Holds back responses until a test opens it, so a test decides exactly when a download
 /// finishes instead of guessing with latencies.
@@ -8,13 +8,13 @@ public final class Gate: Sendable {
         var waiters: [CheckedContinuation<Void, Never>] = []
     }
 
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
 
     public init() {}
 
     /// Lets every waiting and future response through.
     public func open() {
-        let waiters = state.withLock { state in
+        let waiters = state.withLockedValue { state in
             state.isOpen = true
             defer { state.waiters.removeAll() }
             return state.waiters
@@ -25,7 +25,7 @@ public final class Gate: Sendable {
     /// Waits until the gate is open.
     public func wait() async {
         await withCheckedContinuation { continuation in
-            let isOpen = state.withLock { state in
+            let isOpen = state.withLockedValue { state in
                 if !state.isOpen { state.waiters.append(continuation) }
                 return state.isOpen
             }

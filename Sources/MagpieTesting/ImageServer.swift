@@ -2,7 +2,7 @@ public import Foundation
 import Hummingbird
 public import Logging
 import NIOCore
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// An HTTP/1.1 server on 127.0.0.1 with an OS-chosen port, for tests, benchmarks and the demo.
 ///
@@ -107,14 +107,14 @@ final class RouteTable: Sendable {
         var arrivals: [String] = []
     }
 
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
 
     func set(_ route: ServedRoute, for path: String) {
-        state.withLock { $0.routes[path] = route }
+        state.withLockedValue { $0.routes[path] = route }
     }
 
     func update(_ path: String, _ change: (inout ServedRoute) -> Void) {
-        state.withLock { state in
+        state.withLockedValue { state in
             if var route = state.routes[path] {
                 change(&route)
                 state.routes[path] = route
@@ -123,26 +123,26 @@ final class RouteTable: Sendable {
     }
 
     func route(for path: String) -> ServedRoute? {
-        state.withLock { $0.routes[path] }
+        state.withLockedValue { $0.routes[path] }
     }
 
     func arrived(_ path: String) {
-        state.withLock { $0.arrivals.append(path) }
+        state.withLockedValue { $0.arrivals.append(path) }
     }
 
-    var arrivals: [String] { state.withLock { $0.arrivals } }
+    var arrivals: [String] { state.withLockedValue { $0.arrivals } }
 
     func record(_ path: String, _ change: (inout RouteStatistics) -> Void) {
-        state.withLock { state in
+        state.withLockedValue { state in
             change(&state.statistics[path, default: RouteStatistics()])
         }
     }
 
     func statistics(for path: String) -> RouteStatistics {
-        state.withLock { $0.statistics[path] ?? RouteStatistics() }
+        state.withLockedValue { $0.statistics[path] ?? RouteStatistics() }
     }
 
     var totalRequests: Int {
-        state.withLock { $0.statistics.values.reduce(0) { $0 + $1.requests } }
+        state.withLockedValue { $0.statistics.values.reduce(0) { $0 + $1.requests } }
     }
 }

@@ -1,5 +1,5 @@
 public import Foundation
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Time that moves only when a test says so, for the pipeline's `clock` and `wallClock`.
 ///
@@ -11,7 +11,7 @@ import Synchronization
 /// clock.advance(by: .seconds(301))
 /// ```
 public final class ManualClock: Sendable {
-    private let offset = Mutex(Duration.zero)
+    private let offset = NIOLockedValueBox(Duration.zero)
     private let monotonicStart = ContinuousClock.now
     private let wallStart = Date()
 
@@ -19,18 +19,18 @@ public final class ManualClock: Sendable {
 
     /// Moves time forward.
     public func advance(by duration: Duration) {
-        offset.withLock { $0 += duration }
+        offset.withLockedValue { $0 += duration }
     }
 
     /// Monotonic now, for ``ImagePipeline/Configuration/clock``.
     public var monotonic: @Sendable () -> ContinuousClock.Instant {
-        { [self] in monotonicStart + offset.withLock { $0 } }
+        { [self] in monotonicStart + offset.withLockedValue { $0 } }
     }
 
     /// Wall-clock now, for ``ImagePipeline/Configuration/wallClock``.
     public var wall: @Sendable () -> Date {
         { [self] in
-            let (seconds, attoseconds) = offset.withLock { $0 }.components
+            let (seconds, attoseconds) = offset.withLockedValue { $0 }.components
             return wallStart.addingTimeInterval(Double(seconds) + Double(attoseconds) / 1e18)
         }
     }

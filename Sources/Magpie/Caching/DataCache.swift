@@ -1,7 +1,7 @@
 public import Foundation
 import Dispatch
 public import Logging
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Original image bytes on disk, one file per entry, named by the SHA-256 of the key.
 ///
@@ -49,9 +49,9 @@ public final class DataCache: Sendable {
     private let writeQueue = DispatchQueue(label: "magpie.disk-cache.write")
     /// Concurrent: reads of different files do not wait for each other or for writes.
     private let readQueue = DispatchQueue(label: "magpie.disk-cache.read", attributes: .concurrent)
-    private let index = Mutex(DiskIndex())
+    private let index = NIOLockedValueBox(DiskIndex())
     /// Entries handed to `store` whose file is not written yet, so they can be read at once.
-    private let pending = Mutex([String: CachedData]())
+    private let pending = NIOLockedValueBox([String: CachedData]())
     private let problems = ProblemReporter()
 
     /// Opens (creating if needed) a cache. The directory is scanned in the background.
@@ -69,7 +69,7 @@ public final class DataCache: Sendable {
 
     /// The entry stored under `key`, or `nil` on a miss (absent, expired, damaged).
     public func entry(for key: String) async -> CachedData? {
-        if let waiting = pending.withLock({ $0[key] }) { return waiting }
+        if let waiting = pending.withLockedValue({ $0[key] }) { return waiting }
         return await withCheckedContinuation { continuation in
             readQueue.async { [self] in continuation.resume(returning: self.read(key)) }
         }
@@ -79,10 +79,10 @@ public final class DataCache: Sendable {
     /// written in the background (``flush()`` waits for it). Failures are logged, never thrown:
     /// a disk cache that cannot write must not fail a load.
     public func store(_ entry: CachedData) {
-        pending.withLock { $0[entry.key] = entry }
+        pending.withLockedValue { $0[entry.key] = entry }
         writeQueue.async { [self] in
             self.write(entry)
-            self.pending.withLock { pending in
+            self.pending.withLockedValue { pending in
                 if pending[entry.key] == entry { pending[entry.key] = nil }
             }
         }
@@ -90,16 +90,16 @@ public final class DataCache: Sendable {
 
     /// Removes the entry stored under `key`.
     public func removeEntry(for key: String) async {
-        pending.withLock { $0[key] = nil }
+        pending.withLockedValue { $0[key] = nil }
         await onWriteQueue { cache in cache.delete(cache.files.name(for: key)) }
     }
 
     /// Removes every entry.
     public func removeAll() async {
-        pending.withLock { $0.removeAll() }
+        pending.withLockedValue { $0.removeAll() }
         await onWriteQueue { cache in
-            for name in cache.index.withLock({ Array($0.entries.keys) }) { cache.files.remove(name) }
-            cache.index.withLock { $0.removeAll() }
+            for name in cache.index.withLockedValue({ Array($0.entries.keys) }) { cache.files.remove(name) }
+            cache.index.withLockedValue { $0.removeAll() }
         }
     }
 
@@ -115,12 +115,12 @@ public final class DataCache: Sendable {
 
     /// Total size of the cached files in bytes (after the opening scan has finished).
     public var totalSize: Int {
-        get async { await onWriteQueue { cache in cache.index.withLock { $0.totalSize } } }
+        get async { await onWriteQueue { cache in cache.index.withLockedValue { $0.totalSize } } }
     }
 
     /// Number of cached files (after the opening scan has finished).
     public var count: Int {
-        get async { await onWriteQueue { cache in cache.index.withLock { $0.entries.count } } }
+        get async { await onWriteQueue { cache in cache.index.withLockedValue { $0.entries.count } } }
     }
 
     /// The file that holds (or would hold) the entry for `key`.
@@ -145,10 +145,10 @@ public final class DataCache: Sendable {
         }
         let scanned = files.scan()
         let cutoff = now().addingTimeInterval(-configuration.maximumAge.timeInterval)
-        index.withLock { index in
+        index.withLockedValue { index in
             for file in scanned { index.record(file.name, size: file.size, lastUsed: file.modified) }
         }
-        for name in index.withLock({ $0.unused(since: cutoff) }) { delete(name) }
+        for name in index.withLockedValue({ $0.unused(since: cutoff) }) { delete(name) }
         evict(toFit: configuration.sizeLimit)
     }
 
@@ -165,12 +165,12 @@ public final class DataCache: Sendable {
         }
         let date = now()
         let cutoff = date.addingTimeInterval(-configuration.maximumAge.timeInterval)
-        let lastUsed = index.withLock { $0.entries[name]?.lastUsed }
+        let lastUsed = index.withLockedValue { $0.entries[name]?.lastUsed }
         if let lastUsed, lastUsed < cutoff {
             writeQueue.async { [self] in self.delete(name) }
             return nil
         }
-        index.withLock { $0.touch(name, at: date) }
+        index.withLockedValue { $0.touch(name, at: date) }
         files.setModified(name, to: date)
         return entry
     }
@@ -182,7 +182,7 @@ public final class DataCache: Sendable {
             guard bytes.count <= configuration.sizeLimit else { return }
             makeRoom(for: bytes.count, replacing: name)
             try files.writeAtomically(bytes, as: name)
-            index.withLock { $0.record(name, size: bytes.count, lastUsed: now()) }
+            index.withLockedValue { $0.record(name, size: bytes.count, lastUsed: now()) }
             problems.clear()
         } catch {
             problems.report("cannot write to the disk cache: \(error)", logger: logger)
@@ -190,19 +190,19 @@ public final class DataCache: Sendable {
     }
 
     private func makeRoom(for size: Int, replacing name: String) {
-        let (total, existing) = index.withLock { ($0.totalSize, $0.entries[name]?.size ?? 0) }
+        let (total, existing) = index.withLockedValue { ($0.totalSize, $0.entries[name]?.size ?? 0) }
         guard total - existing + size > configuration.sizeLimit else { return }
         // Trim to 90% of the limit so that a full cache does not sort its index on every write.
         evict(toFit: max(0, configuration.sizeLimit / 10 * 9 - size))
     }
 
     private func evict(toFit size: Int) {
-        for name in index.withLock({ $0.victims(toFit: size) }) { delete(name) }
+        for name in index.withLockedValue({ $0.victims(toFit: size) }) { delete(name) }
     }
 
     private func delete(_ name: String) {
         files.remove(name)
-        index.withLock { $0.remove(name) }
+        index.withLockedValue { $0.remove(name) }
     }
 }
 

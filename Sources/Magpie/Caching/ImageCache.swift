@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Decoded images in memory, evicted least recently used first by total cost (decoded bytes)
 /// and count, with an optional time to live.
@@ -34,7 +34,7 @@ public final class ImageCache: Sendable {
         }
     }
 
-    private let state: Mutex<LRUStore>
+    private let state: NIOLockedValueBox<LRUStore>
     private let limits: Limits
     private let now: @Sendable () -> ContinuousClock.Instant
 
@@ -45,13 +45,13 @@ public final class ImageCache: Sendable {
     ) {
         self.limits = limits
         self.now = now
-        self.state = Mutex(LRUStore())
+        self.state = NIOLockedValueBox(LRUStore())
     }
 
     /// The image stored under `key`, or `nil`. Marks it as recently used.
     public subscript(key: ImageCacheKey) -> DecodedImage? {
         let expiryCheck = limits.timeToLive == nil ? nil : now()
-        return state.withLock { store in
+        return state.withLockedValue { store in
             store.value(for: key, at: expiryCheck)
         }
     }
@@ -62,7 +62,7 @@ public final class ImageCache: Sendable {
         let cost = image.byteCount
         guard cost <= limits.entryCost else { return }
         let expiry = limits.timeToLive.map { now() + $0 }
-        state.withLock { store in
+        state.withLockedValue { store in
             store.insert(image, cost: cost, expiry: expiry, for: key)
             store.trim(toCost: limits.totalCost, count: limits.count)
         }
@@ -70,24 +70,24 @@ public final class ImageCache: Sendable {
 
     /// Removes the image stored under `key`.
     public func removeValue(for key: ImageCacheKey) {
-        state.withLock { _ = $0.remove(key) }
+        state.withLockedValue { _ = $0.remove(key) }
     }
 
     /// Removes every image.
     public func removeAll() {
-        state.withLock { $0.removeAll() }
+        state.withLockedValue { $0.removeAll() }
     }
 
     /// Evicts least recently used images until the total cost is at most `cost`.
     public func trim(toCost cost: Int) {
-        state.withLock { $0.trim(toCost: cost, count: .max) }
+        state.withLockedValue { $0.trim(toCost: cost, count: .max) }
     }
 
     /// Total cost of the images held.
-    public var totalCost: Int { state.withLock { $0.totalCost } }
+    public var totalCost: Int { state.withLockedValue { $0.totalCost } }
 
     /// Number of images held.
-    public var count: Int { state.withLock { $0.count } }
+    public var count: Int { state.withLockedValue { $0.count } }
 }
 
 /// Identifies one decoded variant of an image: the URL's cache key plus how it was decoded.

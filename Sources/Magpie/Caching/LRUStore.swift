@@ -1,6 +1,10 @@
 /// A doubly linked list threaded through a dictionary: O(1) lookup, promotion and eviction.
 /// Not thread-safe; ``ImageCache`` guards it with a lock.
-struct LRUStore {
+///
+/// `@unchecked Sendable` because its nodes are classes: safe, since the only instance lives in
+/// ``ImageCache``'s lock box and is touched only inside `withLockedValue`, and no node ever
+/// leaves the store (callers get the `DecodedImage` value, not the node).
+struct LRUStore: @unchecked Sendable {
     private final class Node {
         let key: ImageCacheKey
         var image: DecodedImage

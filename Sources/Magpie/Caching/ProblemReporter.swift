@@ -1,13 +1,13 @@
 import Logging
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Logs a persistent problem once, not once per request, and again only after it went away
 /// and came back.
 final class ProblemReporter: Sendable {
-    private let reported = Mutex(false)
+    private let reported = NIOLockedValueBox(false)
 
     func report(_ message: String, logger: Logger) {
-        let isNew = reported.withLock { reported in
+        let isNew = reported.withLockedValue { reported in
             defer { reported = true }
             return !reported
         }
@@ -15,6 +15,6 @@ final class ProblemReporter: Sendable {
     }
 
     func clear() {
-        reported.withLock { $0 = false }
+        reported.withLockedValue { $0 = false }
     }
 }

@@ -1,9 +1,9 @@
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// URLs that failed for a reason retrying will not fix, kept for a while so a page full of
 /// broken links does not hit the server again on every view.
 final class FailedURLBlocklist: Sendable {
-    private let entries = Mutex([String: ContinuousClock.Instant]())
+    private let entries = NIOLockedValueBox([String: ContinuousClock.Instant]())
     private let duration: Duration
     private let now: @Sendable () -> ContinuousClock.Instant
 
@@ -14,7 +14,7 @@ final class FailedURLBlocklist: Sendable {
 
     func contains(_ key: String) -> Bool {
         let instant = now()
-        return entries.withLock { entries in
+        return entries.withLockedValue { entries in
             guard let until = entries[key] else { return false }
             if until > instant { return true }
             entries[key] = nil
@@ -25,14 +25,14 @@ final class FailedURLBlocklist: Sendable {
     func record(_ error: MagpieError, for key: String) {
         guard !error.isTransient, duration > .zero else { return }
         let until = now() + duration
-        entries.withLock { $0[key] = until }
+        entries.withLockedValue { $0[key] = until }
     }
 
     func remove(_ key: String) {
-        entries.withLock { $0[key] = nil }
+        entries.withLockedValue { $0[key] = nil }
     }
 
     func removeAll() {
-        entries.withLock { $0.removeAll() }
+        entries.withLockedValue { $0.removeAll() }
     }
 }

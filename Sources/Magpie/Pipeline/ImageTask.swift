@@ -1,4 +1,4 @@
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// A handle on one image load: cancel it, change its priority, follow its progress, await it.
 ///
@@ -36,7 +36,7 @@ public final class ImageTask: Sendable {
 
     /// The request this task loads.
     public let request: ImageRequest
-    private let state: Mutex<State>
+    private let state: NIOLockedValueBox<State>
     private let eventContinuation: AsyncStream<Event>.Continuation
 
     /// Events of this load, ending after ``Event/finished(_:)``. Meant for one consumer.
@@ -48,15 +48,15 @@ public final class ImageTask: Sendable {
     init(request: ImageRequest, arrival: UInt64) {
         self.request = request
         self.arrival = arrival
-        self.state = Mutex(State(priority: request.priority))
+        self.state = NIOLockedValueBox(State(priority: request.priority))
         (events, eventContinuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .bufferingNewest(256))
     }
 
     /// The priority of this task's download; changing it re-orders a queued download.
     public var priority: ImageRequest.Priority {
-        get { state.withLock { $0.priority } }
+        get { state.withLockedValue { $0.priority } }
         set {
-            let update = state.withLock { state in
+            let update = state.withLockedValue { state in
                 state.priority = newValue
                 return state.subscription
             }
@@ -67,7 +67,7 @@ public final class ImageTask: Sendable {
     /// Stops waiting for the image. The task finishes with ``MagpieError/cancelled`` unless it
     /// had already finished.
     public func cancel() {
-        let driver = state.withLock { state in
+        let driver = state.withLockedValue { state in
             state.isCancelled = true
             return state.driver
         }
@@ -77,7 +77,7 @@ public final class ImageTask: Sendable {
     /// The loaded image and where it came from.
     public var response: ImageResponse {
         get async throws(MagpieError) {
-            guard let driver = state.withLock({ $0.driver }) else { throw .cancelled }
+            guard let driver = state.withLockedValue({ $0.driver }) else { throw .cancelled }
             do {
                 return try await withTaskCancellationHandler {
                     try await driver.value
@@ -111,7 +111,7 @@ public final class ImageTask: Sendable {
             eventContinuation.finish()
             return try result.get()
         }
-        let cancelled = state.withLock { state in
+        let cancelled = state.withLockedValue { state in
             state.driver = driver
             return state.isCancelled
         }
@@ -120,7 +120,7 @@ public final class ImageTask: Sendable {
 
     /// Lets priority changes reach the shared work this task is subscribed to.
     func attach(_ subscription: @escaping @Sendable (ImageRequest.Priority) -> Void) {
-        let current = state.withLock { state in
+        let current = state.withLockedValue { state in
             state.subscription = subscription
             return state.priority
         }

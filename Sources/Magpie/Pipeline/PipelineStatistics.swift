@@ -1,4 +1,4 @@
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Counts of what a pipeline has done since it was created.
 public struct PipelineStatistics: Sendable, Equatable {
@@ -25,11 +25,11 @@ public struct PipelineStatistics: Sendable, Equatable {
 }
 
 final class StatisticsRecorder: Sendable {
-    private let counts = Mutex(PipelineStatistics())
+    private let counts = NIOLockedValueBox(PipelineStatistics())
 
     func record(_ update: (inout PipelineStatistics) -> Void) {
-        counts.withLock { update(&$0) }
+        counts.withLockedValue { update(&$0) }
     }
 
-    var snapshot: PipelineStatistics { counts.withLock { $0 } }
+    var snapshot: PipelineStatistics { counts.withLockedValue { $0 } }
 }

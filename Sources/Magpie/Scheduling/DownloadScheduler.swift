@@ -1,4 +1,4 @@
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Bounded download concurrency with priorities that can change while queued.
 ///
@@ -27,12 +27,12 @@ final class DownloadScheduler: Sendable {
         var nextID: UInt64 = 0
         var waiters: [UInt64: Waiter] = [:]
         var cancelled: Set<UInt64> = []
+        var arrivals: UInt64 = 0
     }
 
     let maximumConcurrent: Int
     let order: Order
-    private let state = Mutex(State())
-    private let arrivals = Atomic<UInt64>(0)
+    private let state = NIOLockedValueBox(State())
 
     init(maximumConcurrent: Int, order: Order) {
         precondition(maximumConcurrent > 0, "at least one download must be able to run")
@@ -43,11 +43,14 @@ final class DownloadScheduler: Sendable {
     /// A place in the FIFO/LIFO order, taken when a request arrives: the ticket made later
     /// (after cache lookups that finish in any order) keeps the request's place.
     func arrival() -> UInt64 {
-        arrivals.add(1, ordering: .relaxed).newValue
+        state.withLockedValue { state in
+            state.arrivals += 1
+            return state.arrivals
+        }
     }
 
     func makeTicket(priority: ImageRequest.Priority, arrival: UInt64) -> Ticket {
-        state.withLock { state in
+        state.withLockedValue { state in
             state.nextID += 1
             let ticket = Ticket(id: state.nextID)
             state.waiters[ticket.id] = Waiter(priority: priority, sequence: arrival, continuation: nil)
@@ -60,7 +63,7 @@ final class DownloadScheduler: Sendable {
     func acquire(_ ticket: Ticket) async throws {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let startNow: Bool? = state.withLock { state in
+                let startNow: Bool? = state.withLockedValue { state in
                     if state.cancelled.remove(ticket.id) != nil {
                         state.waiters[ticket.id] = nil
                         return nil
@@ -80,7 +83,7 @@ final class DownloadScheduler: Sendable {
                 }
             }
         } onCancel: {
-            let continuation = state.withLock { state -> CheckedContinuation<Void, any Error>? in
+            let continuation = state.withLockedValue { state -> CheckedContinuation<Void, any Error>? in
                 guard let waiter = state.waiters.removeValue(forKey: ticket.id) else { return nil }
                 if waiter.continuation == nil { state.cancelled.insert(ticket.id) }
                 return waiter.continuation
@@ -91,7 +94,7 @@ final class DownloadScheduler: Sendable {
 
     /// Gives a slot back and starts the next waiting download, if any.
     func release() {
-        let next = state.withLock { state -> CheckedContinuation<Void, any Error>? in
+        let next = state.withLockedValue { state -> CheckedContinuation<Void, any Error>? in
             state.running -= 1
             return popNext(&state)
         }
@@ -100,12 +103,12 @@ final class DownloadScheduler: Sendable {
 
     /// Changes the priority of a waiting ticket; a running one is unaffected.
     func setPriority(_ priority: ImageRequest.Priority, for ticket: Ticket) {
-        state.withLock { $0.waiters[ticket.id]?.priority = priority }
+        state.withLockedValue { $0.waiters[ticket.id]?.priority = priority }
     }
 
     /// Downloads running and waiting, for tests and diagnostics.
     var counts: (running: Int, waiting: Int) {
-        state.withLock { ($0.running, $0.waiters.values.filter { $0.continuation != nil }.count) }
+        state.withLockedValue { ($0.running, $0.waiters.values.filter { $0.continuation != nil }.count) }
     }
 
     private func popNext(_ state: inout State) -> CheckedContinuation<Void, any Error>? {

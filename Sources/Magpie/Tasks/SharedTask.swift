@@ -1,4 +1,4 @@
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// One piece of work that any number of subscribers wait for.
 ///
@@ -32,7 +32,7 @@ final class SharedTask<Value: Sendable>: Sendable {
         var onPriorityChange: (@Sendable (ImageRequest.Priority) -> Void)?
     }
 
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
     private let work: Work
     private let onEnd: @Sendable (SharedTask<Value>) -> Void
 
@@ -56,7 +56,7 @@ final class SharedTask<Value: Sendable>: Sendable {
         do {
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in
-                    let finished = state.withLock { state -> Result<Value, MagpieError>? in
+                    let finished = state.withLockedValue { state -> Result<Value, MagpieError>? in
                         if case .finished(let result) = state.phase { return result }
                         guard state.subscribers[id] != nil else { return .failure(.cancelled) }
                         state.subscribers[id]?.continuation = continuation
@@ -85,7 +85,7 @@ final class SharedTask<Value: Sendable>: Sendable {
     }
 
     private func subscribe(priority: ImageRequest.Priority, onEvent: @escaping @Sendable (ImageTask.Event) -> Void) -> UInt64 {
-        let (id, shouldStart, change) = state.withLock { state in
+        let (id, shouldStart, change) = state.withLockedValue { state in
             state.nextID += 1
             let id = state.nextID
             state.subscribers[id] = Subscriber(priority: priority, continuation: nil, onEvent: onEvent)
@@ -111,7 +111,7 @@ final class SharedTask<Value: Sendable>: Sendable {
             }
             finish(with: result)
         }
-        let abandonedBeforeStart = state.withLock { state -> Bool in
+        let abandonedBeforeStart = state.withLockedValue { state -> Bool in
             if case .starting = state.phase, !state.subscribers.isEmpty {
                 state.phase = .running(task)
                 return false
@@ -122,7 +122,7 @@ final class SharedTask<Value: Sendable>: Sendable {
     }
 
     private func finish(with result: Result<Value, MagpieError>) {
-        let continuations = state.withLock { state -> [CheckedContinuation<Value, any Error>] in
+        let continuations = state.withLockedValue { state -> [CheckedContinuation<Value, any Error>] in
             if case .finished = state.phase { return [] }
             state.phase = .finished(result)
             let waiting = state.subscribers.values.compactMap(\.continuation)
@@ -134,7 +134,7 @@ final class SharedTask<Value: Sendable>: Sendable {
     }
 
     private func leave(_ id: UInt64) {
-        let (subscriber, abandoned, change) = state.withLock { state -> (Subscriber?, Task<Void, Never>?, (@Sendable () -> Void)?) in
+        let (subscriber, abandoned, change) = state.withLockedValue { state -> (Subscriber?, Task<Void, Never>?, (@Sendable () -> Void)?) in
             guard let subscriber = state.subscribers.removeValue(forKey: id) else { return (nil, nil, nil) }
             guard state.subscribers.isEmpty else { return (subscriber, nil, Self.updatePriority(&state)) }
             guard case .running(let task) = state.phase else { return (subscriber, nil, nil) }
@@ -150,7 +150,7 @@ final class SharedTask<Value: Sendable>: Sendable {
     }
 
     private func setPriority(_ priority: ImageRequest.Priority, for id: UInt64) {
-        let change = state.withLock { state -> (@Sendable () -> Void)? in
+        let change = state.withLockedValue { state -> (@Sendable () -> Void)? in
             guard state.subscribers[id] != nil else { return nil }
             state.subscribers[id]?.priority = priority
             return Self.updatePriority(&state)
@@ -170,19 +170,19 @@ final class SharedTask<Value: Sendable>: Sendable {
     // MARK: - For the work
 
     /// The highest priority among the current subscribers.
-    var priority: ImageRequest.Priority { state.withLock { $0.priority } }
+    var priority: ImageRequest.Priority { state.withLockedValue { $0.priority } }
 
     /// Calls `handler` whenever the task's priority changes from now on.
     func onPriorityChange(_ handler: @escaping @Sendable (ImageRequest.Priority) -> Void) {
-        state.withLock { $0.onPriorityChange = handler }
+        state.withLockedValue { $0.onPriorityChange = handler }
     }
 
     /// Sends an event to every current subscriber.
     func send(_ event: ImageTask.Event) {
-        let handlers = state.withLock { $0.subscribers.values.map(\.onEvent) }
+        let handlers = state.withLockedValue { $0.subscribers.values.map(\.onEvent) }
         for handler in handlers { handler(event) }
     }
 
     /// Number of subscribers still waiting.
-    var subscriberCount: Int { state.withLock { $0.subscribers.count } }
+    var subscriberCount: Int { state.withLockedValue { $0.subscribers.count } }
 }

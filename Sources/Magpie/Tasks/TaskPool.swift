@@ -1,16 +1,16 @@
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Shared tasks by the key of what they produce, so identical work is done once: a request
 /// that arrives while the work for its key is running joins it instead of starting another.
 final class TaskPool<Key: Hashable & Sendable, Value: Sendable>: Sendable {
-    private let tasks = Mutex([Key: SharedTask<Value>]())
+    private let tasks = NIOLockedValueBox([Key: SharedTask<Value>]())
 
     /// The running task for `key`, or a new one doing `work`. `joined` tells which.
     func task(for key: Key, work: @escaping SharedTask<Value>.Work) -> (task: SharedTask<Value>, joined: Bool) {
-        tasks.withLock { tasks in
+        tasks.withLockedValue { tasks in
             if let existing = tasks[key] { return (existing, true) }
             let task = SharedTask<Value>(work: work) { [weak self] ended in
-                self?.tasks.withLock { tasks in
+                self?.tasks.withLockedValue { tasks in
                     if tasks[key] === ended { tasks[key] = nil }
                 }
             }
@@ -20,5 +20,5 @@ final class TaskPool<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     }
 
     /// Tasks still running.
-    var count: Int { tasks.withLock { $0.count } }
+    var count: Int { tasks.withLockedValue { $0.count } }
 }
