@@ -65,6 +65,12 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        .executableTarget(
+            name: "MagpieBenchmarks",
+            dependencies: ["Magpie", "MagpieTesting"],
+            path: "Benchmarks/MagpieBenchmarks",
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "MagpieTests",
             dependencies: ["Magpie", "MagpieTesting"],

@@ -37,7 +37,8 @@ static void forward_glib_log(const gchar *domain, GLogLevelFlags level, const gc
     int mapped = MAGPIE_VIPS_LOG_DEBUG;
     if (level & (G_LOG_LEVEL_ERROR | G_LOG_LEVEL_CRITICAL)) mapped = MAGPIE_VIPS_LOG_ERROR;
     else if (level & G_LOG_LEVEL_WARNING) mapped = MAGPIE_VIPS_LOG_WARNING;
-    else if (level & (G_LOG_LEVEL_MESSAGE | G_LOG_LEVEL_INFO)) mapped = MAGPIE_VIPS_LOG_INFO;
+    // libvips reports routine progress with g_info; only g_message is worth an info line.
+    else if (level & G_LOG_LEVEL_MESSAGE) mapped = MAGPIE_VIPS_LOG_INFO;
     magpie_log(mapped, message ? message : "");
 }
 

@@ -31,9 +31,17 @@ struct LRUStore: @unchecked Sendable {
 
     var count: Int { nodes.count }
 
-    mutating func value(for key: ImageCacheKey, at now: ContinuousClock.Instant?) -> DecodedImage? {
+    /// The image for `key`, ignoring expiry (the cache has no time to live).
+    mutating func value(for key: ImageCacheKey) -> DecodedImage? {
         guard let node = nodes[key] else { return nil }
-        if let now, let expiry = node.expiry, expiry <= now {
+        moveToNewest(node)
+        return node.image
+    }
+
+    /// The image for `key` unless it expired at or before `now`.
+    mutating func value(for key: ImageCacheKey, at now: ContinuousClock.Instant) -> DecodedImage? {
+        guard let node = nodes[key] else { return nil }
+        if let expiry = node.expiry, expiry <= now {
             remove(node)
             return nil
         }

@@ -80,7 +80,17 @@ public final class ImagePipeline: Sendable {
 
     /// Loads the image a request describes. Cancelling the calling task cancels the load.
     public func image(for request: ImageRequest) async throws(MagpieError) -> ImageResponse {
-        try await imageTask(with: request).response
+        // A memory hit needs no task, no event stream and no suspension.
+        if readsMemory(request), let memoryCache,
+            let image = memoryCache[ImageCacheKey(dataKey: configuration.cacheKey(request.url), thumbnail: request.thumbnail)]
+        {
+            recorder.record { statistics in
+                statistics.requests += 1
+                statistics.memoryHits += 1
+            }
+            return ImageResponse(image: image, request: request, source: .memory)
+        }
+        return try await imageTask(with: request).response
     }
 
     /// Starts loading and returns a handle to cancel it, change its priority, follow its
