@@ -22,6 +22,9 @@ public struct PipelineStatistics: Sendable, Equatable {
     public var cancelled = 0
     /// Loads that failed (cancellation not included).
     public var failed = 0
+
+    /// All zeros.
+    public init() {}
 }
 
 final class StatisticsRecorder: Sendable {
