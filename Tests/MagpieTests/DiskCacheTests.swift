@@ -1,5 +1,8 @@
 import Foundation
 import Magpie
+#if canImport(Glibc)
+import Glibc
+#endif
 import MagpieTesting
 import Testing
 
@@ -164,6 +167,36 @@ struct DiskCacheTests {
                     }
                 }
             }
+        }
+    }
+}
+
+@Suite("Disk cache at scale")
+struct DiskCacheScaleTests {
+    @Test func openingAHundredThousandEntriesDoesNotBlockTheFirstRead() async {
+        await DiskCacheTests.withDirectory { directory in
+            let seed = DataCache(configuration: .init(directory: directory))
+            seed.store(DiskCacheTests.entry("wanted"))
+            await seed.flush()
+            // 100,000 more entry files: the scan only looks at names, sizes and times.
+            var created = 0
+            for index in 0..<100_000 {
+                let path = directory.path + "/" + String(format: "%064x", index)
+                let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+                if descriptor >= 0, write(descriptor, [UInt8(1)], 1) == 1 { created += 1 }
+                close(descriptor)
+            }
+            #expect(created == 100_000)
+            let clock = ContinuousClock()
+            let openedAt = clock.now
+            let cache = DataCache(configuration: .init(directory: directory))
+            let read = await cache.entry(for: "wanted")
+            let scanWasRunning = !cache.hasFinishedOpening
+            #expect(read == DiskCacheTests.entry("wanted"))
+            #expect(scanWasRunning, "the read should not have waited for the scan")
+            #expect(await cache.count == 100_001)
+            #expect(cache.hasFinishedOpening)
+            print("scanned 100,001 entries in \(clock.now - openedAt)")
         }
     }
 }

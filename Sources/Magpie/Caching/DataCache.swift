@@ -53,6 +53,10 @@ public final class DataCache: Sendable {
     /// Entries handed to `store` whose file is not written yet, so they can be read at once.
     private let pending = NIOLockedValueBox([String: CachedData]())
     private let problems = ProblemReporter()
+    private let opened = NIOLockedValueBox(false)
+
+    /// Whether the background scan of the directory has finished (loads never wait for it).
+    public var hasFinishedOpening: Bool { opened.withLockedValue { $0 } }
 
     /// Opens (creating if needed) a cache. The directory is scanned in the background.
     public init(
@@ -150,6 +154,7 @@ public final class DataCache: Sendable {
         }
         for name in index.withLockedValue({ $0.unused(since: cutoff) }) { delete(name) }
         evict(toFit: configuration.sizeLimit)
+        opened.withLockedValue { $0 = true }
     }
 
     private func read(_ key: String) -> CachedData? {
