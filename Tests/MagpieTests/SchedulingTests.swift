@@ -53,16 +53,23 @@ struct SchedulingTests {
         #expect(order == expected)
     }
 
+    /// Serves `/NAME.png` for each name, and starts a download of `/blocker.png` that holds
+    /// the pipeline's only slot until the returned gate opens.
+    static func occupyOnlySlot(_ fixture: TestFixture, alsoServing names: [String]) async throws -> (ImageTask, Gate) {
+        let bytes = try TestImages.texture(width: 16, height: 16, format: .png)
+        let gate = Gate()
+        var blockerRoute = ServedRoute.image(bytes)
+        blockerRoute.gate = gate
+        fixture.server.serve("/blocker.png", blockerRoute)
+        for name in names { fixture.server.serve("/\(name).png", .image(bytes)) }
+        let blocker = fixture.pipeline.imageTask(with: ImageRequest(url: fixture.server.url("/blocker.png")))
+        try await CancellationTests.waitUntil { fixture.server.totalRequests == 1 }
+        return (blocker, gate)
+    }
+
     @Test func priorityChangesWhileQueued() async throws {
         try await withTestFixture(configure: { $0.maximumConcurrentDownloads = 1 }) { fixture in
-            let bytes = try TestImages.texture(width: 16, height: 16, format: .png)
-            let gate = Gate()
-            var blockerRoute = ServedRoute.image(bytes)
-            blockerRoute.gate = gate
-            fixture.server.serve("/blocker.png", blockerRoute)
-            for name in ["a", "b", "c"] { fixture.server.serve("/\(name).png", .image(bytes)) }
-            let blocker = fixture.pipeline.imageTask(with: ImageRequest(url: fixture.server.url("/blocker.png")))
-            try await CancellationTests.waitUntil { fixture.server.totalRequests == 1 }
+            let (blocker, gate) = try await Self.occupyOnlySlot(fixture, alsoServing: ["a", "b", "c"])
             let a = fixture.pipeline.imageTask(with: ImageRequest(url: fixture.server.url("/a.png")))
             let b = fixture.pipeline.imageTask(with: ImageRequest(url: fixture.server.url("/b.png")))
             let c = fixture.pipeline.imageTask(with: ImageRequest(url: fixture.server.url("/c.png"), priority: .low))
@@ -76,14 +83,7 @@ struct SchedulingTests {
 
     @Test func sharedDownloadRunsAtHighestSubscriberPriority() async throws {
         try await withTestFixture(configure: { $0.maximumConcurrentDownloads = 1 }) { fixture in
-            let bytes = try TestImages.texture(width: 16, height: 16, format: .png)
-            let gate = Gate()
-            var blockerRoute = ServedRoute.image(bytes)
-            blockerRoute.gate = gate
-            fixture.server.serve("/blocker.png", blockerRoute)
-            for name in ["x", "y"] { fixture.server.serve("/\(name).png", .image(bytes)) }
-            let blocker = fixture.pipeline.imageTask(with: ImageRequest(url: fixture.server.url("/blocker.png")))
-            try await CancellationTests.waitUntil { fixture.server.totalRequests == 1 }
+            let (blocker, gate) = try await Self.occupyOnlySlot(fixture, alsoServing: ["x", "y"])
             let x = fixture.pipeline.imageTask(with: ImageRequest(url: fixture.server.url("/x.png"), priority: .normal))
             let yLow = fixture.pipeline.imageTask(with: ImageRequest(url: fixture.server.url("/y.png"), priority: .veryLow))
             let yHigh = fixture.pipeline.imageTask(
