@@ -304,7 +304,7 @@ static int validate_gif(const unsigned char *data, size_t length, char *error, s
 }
 
 int magpie_vips_decode(const void *data, size_t length, uint64_t max_pixels,
-                       int target_width, int target_height, int fill,
+                       int target_width, int target_height, int fill, int partial,
                        magpie_vips_image *image, char *error, size_t error_length) {
     memset(image, 0, sizeof *image);
     int status = magpie_vips_read_header(data, length, &image->source, error, error_length);
@@ -320,12 +320,16 @@ int magpie_vips_decode(const void *data, size_t length, uint64_t max_pixels,
     }
 
     const char *loader = image->source.loader;
+    if (partial && strcmp(loader, "VipsForeignLoadJpegBuffer") != 0) {
+        set_error(error, error_length, "previews are made from JPEG only");
+        return MAGPIE_VIPS_UNSUPPORTED;
+    }
     int is_png = strcmp(loader, "VipsForeignLoadPngBuffer") == 0;
     int is_gif = strcmp(loader, "VipsForeignLoadNsgifBuffer") == 0;
     if (is_png && (status = validate_png(data, length, error, error_length)) != MAGPIE_VIPS_OK) return status;
     if (is_gif && (status = validate_gif(data, length, error, error_length)) != MAGPIE_VIPS_OK) return status;
     // libnsgif reports corrupt frame data only as a warning.
-    VipsFailOn fail_on = is_gif ? VIPS_FAIL_ON_WARNING : VIPS_FAIL_ON_ERROR;
+    VipsFailOn fail_on = partial ? VIPS_FAIL_ON_NONE : is_gif ? VIPS_FAIL_ON_WARNING : VIPS_FAIL_ON_ERROR;
     // Streaming (sequential) reads save memory, but rotation and HEIF need random access.
     int sequential = image->source.orientation == 1 &&
                      (is_png || strcmp(loader, "VipsForeignLoadJpegBuffer") == 0);

@@ -73,6 +73,8 @@ struct LoadingTests {
                     lastReceived = received
                     expectedTotal = expected
                     if names.last != "progress" { names.append("progress") }
+                case .preview:
+                    Issue.record("no previews were asked for")
                 case .finished(let result):
                     #expect((try? result.get())?.image.width == 300)
                     names.append("finished")
@@ -82,6 +84,31 @@ struct LoadingTests {
             #expect(lastReceived == bytes.count)
             #expect(expectedTotal == bytes.count)
             _ = try await task.response
+        }
+    }
+
+    @Test func progressiveJPEGsSendPreviewsBeforeTheImage() async throws {
+        try await withTestFixture { fixture in
+            let bytes = try TestImages.texture(width: 800, height: 600, format: .jpeg, progressive: true)
+            // Slow enough that each quarter of the body arrives well apart.
+            fixture.server.serve("/p.jpg", ServedRoute(body: bytes, contentType: "image/jpeg", bytesPerSecond: bytes.count))
+            let request = ImageRequest(url: fixture.server.url("/p.jpg"), thumbnail: .init(width: 200, height: 200), options: .progressivePreviews)
+            let task = fixture.pipeline.imageTask(with: request)
+            var previews: [DecodedImage] = []
+            var finishedAfterPreviews = false
+            for await event in task.events {
+                switch event {
+                case .preview(let image): previews.append(image)
+                case .finished(let result):
+                    finishedAfterPreviews = !previews.isEmpty
+                    #expect((try? result.get())?.image.width == 200)
+                default: break
+                }
+            }
+            #expect(finishedAfterPreviews)
+            for preview in previews { #expect(preview.width == 200 && preview.height == 150) }
+            // A preview is never cached or mistaken for the image.
+            #expect(try await fixture.pipeline.image(for: request).source == .memory)
         }
     }
 

@@ -64,8 +64,10 @@ int magpie_vips_read_header(const void *data, size_t length, magpie_vips_header 
 /// pixel is decoded. With `target_width`/`target_height` above 0 the image is downsampled at
 /// load time (shrink-on-load) to fit inside, or with `fill` to cover and be centre-cropped to,
 /// that box; it is never enlarged.
+/// With `partial` set the data may be a truncated prefix of a JPEG: whatever decodes is
+/// returned (for progressive previews) instead of failing.
 int magpie_vips_decode(const void *data, size_t length, uint64_t max_pixels,
-                       int target_width, int target_height, int fill,
+                       int target_width, int target_height, int fill, int partial,
                        magpie_vips_image *image, char *error, size_t error_length);
 
 /// Frees the pixels of an image returned by `magpie_vips_decode`.

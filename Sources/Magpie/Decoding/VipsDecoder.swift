@@ -11,6 +11,16 @@ public struct VipsDecoder: ImageDecoding {
     public init() {}
 
     public func decode(_ data: [UInt8], thumbnail: ImageRequest.Thumbnail?, maximumPixels: Int) throws(MagpieError) -> DecodedImage {
+        try decode(data, thumbnail: thumbnail, maximumPixels: maximumPixels, partial: false)
+    }
+
+    public func decodePreview(_ data: [UInt8], thumbnail: ImageRequest.Thumbnail?, maximumPixels: Int) -> DecodedImage? {
+        try? decode(data, thumbnail: thumbnail, maximumPixels: maximumPixels, partial: true)
+    }
+
+    private func decode(
+        _ data: [UInt8], thumbnail: ImageRequest.Thumbnail?, maximumPixels: Int, partial: Bool
+    ) throws(MagpieError) -> DecodedImage {
         try VipsRuntime.start()
         guard !data.isEmpty else { throw .unsupportedFormat("the data is empty") }
         var image = magpie_vips_image()
@@ -19,7 +29,7 @@ public struct VipsDecoder: ImageDecoding {
             magpie_vips_decode(
                 bytes.baseAddress, bytes.count, UInt64(max(0, maximumPixels)),
                 Int32(clamping: thumbnail?.width ?? 0), Int32(clamping: thumbnail?.height ?? 0),
-                thumbnail?.contentMode == .fill ? 1 : 0,
+                thumbnail?.contentMode == .fill ? 1 : 0, partial ? 1 : 0,
                 &image, &message, message.count)
         }
         defer { magpie_vips_free_image(&image) }

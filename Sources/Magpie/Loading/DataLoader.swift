@@ -34,14 +34,16 @@ struct DataLoader: Sendable {
     func load(
         _ outgoing: OutgoingRequest,
         revalidating cached: HTTPMetadata?,
+        partialBodies: Bool = false,
         now: @escaping @Sendable () -> Date,
-        onEvent: @escaping @Sendable (ImageTask.Event) -> Void
+        onEvent: @escaping @Sendable (WorkEvent) -> Void
     ) async throws(MagpieError) -> Outcome {
         let limit = limits.totalTimeout
         do {
             return try await withThrowingTaskGroup(of: Outcome?.self) { group in
                 group.addTask {
-                    try await self.exchange(outgoing, revalidating: cached, now: now, onEvent: onEvent)
+                    try await self.exchange(
+                        outgoing, revalidating: cached, partialBodies: partialBodies, now: now, onEvent: onEvent)
                 }
                 group.addTask {
                     try await Task.sleep(for: limit)
@@ -63,8 +65,9 @@ struct DataLoader: Sendable {
     private func exchange(
         _ outgoing: OutgoingRequest,
         revalidating cached: HTTPMetadata?,
+        partialBodies: Bool,
         now: @Sendable () -> Date,
-        onEvent: @Sendable (ImageTask.Event) -> Void
+        onEvent: @Sendable (WorkEvent) -> Void
     ) async throws(MagpieError) -> Outcome {
         let originalURL = outgoing.url
         let deadline = NIODeadline.now() + TimeAmount(limits.totalTimeout)
@@ -102,7 +105,7 @@ struct DataLoader: Sendable {
                 url = next
                 continue
             }
-            onEvent(.response(status: status, headers: responseHeaders))
+            onEvent(.task(.response(status: status, headers: responseHeaders)))
             let metadata = HTTPMetadata(
                 etag: response.headers.first(name: "ETag"),
                 lastModified: response.headers.first(name: "Last-Modified"),
@@ -117,7 +120,8 @@ struct DataLoader: Sendable {
                 throw .httpStatus(status, originalURL)
             }
             let expected = response.headers.first(name: "Content-Length").flatMap { Int($0) }
-            let body = try await collect(response.body, expected: expected, url: originalURL, onEvent: onEvent)
+            let body = try await collect(
+                response.body, expected: expected, url: originalURL, partialBodies: partialBodies, onEvent: onEvent)
             return .downloaded(body, metadata)
         }
     }
@@ -132,22 +136,26 @@ struct DataLoader: Sendable {
     }
 
     private func collect(
-        _ body: HTTPClientResponse.Body, expected: Int?, url: URL,
-        onEvent: @Sendable (ImageTask.Event) -> Void
+        _ body: HTTPClientResponse.Body, expected: Int?, url: URL, partialBodies: Bool,
+        onEvent: @Sendable (WorkEvent) -> Void
     ) async throws(MagpieError) -> [UInt8] {
         if let expected, expected > limits.maximumResponseBytes {
             throw .responseTooLarge(limit: limits.maximumResponseBytes)
         }
         var bytes = [UInt8]()
         if let expected { bytes.reserveCapacity(expected) }
-        onEvent(.progress(received: 0, expected: expected))
+        onEvent(.task(.progress(received: 0, expected: expected)))
         do {
             for try await chunk in body {
                 guard bytes.count + chunk.readableBytes <= limits.maximumResponseBytes else {
                     throw MagpieError.responseTooLarge(limit: limits.maximumResponseBytes)
                 }
+                let before = bytes.count
                 bytes.append(contentsOf: chunk.readableBytesView)
-                onEvent(.progress(received: bytes.count, expected: expected))
+                onEvent(.task(.progress(received: bytes.count, expected: expected)))
+                if partialBodies, let expected, Self.crossesPreviewPoint(from: before, to: bytes.count, of: expected) {
+                    onEvent(.partialBody(bytes))
+                }
             }
         } catch let error as MagpieError {
             throw error
@@ -158,6 +166,16 @@ struct DataLoader: Sendable {
             throw .network("the body ended after \(bytes.count) of \(expected) bytes")
         }
         return bytes
+    }
+
+    /// Previews are offered at a quarter, half and three quarters of the body: often enough
+    /// to show progress, rarely enough that copying the partial body stays cheap.
+    static func crossesPreviewPoint(from before: Int, to after: Int, of total: Int) -> Bool {
+        guard total > 0, after < total else { return false }
+        return (1...3).contains { quarter in
+            let point = total * quarter / 4
+            return before < point && after >= point
+        }
     }
 
     private func discard(_ body: HTTPClientResponse.Body) async {

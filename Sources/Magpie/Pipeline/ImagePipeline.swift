@@ -180,7 +180,9 @@ public final class ImagePipeline: Sendable {
         let loaded = try await shared.value(
             priority: task.priority,
             registered: { subscription in task.attach { subscription.setPriority($0) } },
-            onEvent: { task.send($0) })
+            onEvent: { event in
+                if case .task(let event) = event { task.send(event) }
+            })
         return ImageResponse(image: loaded.image, request: request, source: loaded.source)
     }
 
@@ -215,13 +217,22 @@ public final class ImagePipeline: Sendable {
         if readsMemory(request), let image = memoryCache?[keys.image] {
             return LoadedImage(image: image, source: .memory)
         }
-        let data = try await sharedData(for: request, keys: keys, arrival: arrival).value(
-            priority: shared.priority,
-            registered: { subscription in shared.onPriorityChange { subscription.setPriority($0) } },
-            onEvent: { shared.send($0) })
         let decoder = configuration.decoder
         let thumbnail = request.thumbnail
         let maximumPixels = configuration.maximumPixels
+        let previews = PreviewSender(shared: shared, pool: decodingPool) { bytes in
+            decoder.decodePreview(bytes, thumbnail: thumbnail, maximumPixels: maximumPixels)
+        }
+        let data = try await sharedData(for: request, keys: keys, arrival: arrival).value(
+            priority: shared.priority,
+            registered: { subscription in shared.onPriorityChange { subscription.setPriority($0) } },
+            onEvent: { event in
+                switch event {
+                case .task: shared.send(event)
+                case .partialBody(let bytes): previews.offer(bytes)
+                }
+            })
+        previews.stop()
         let image: DecodedImage
         do {
             image = try await decodingPool.run { () throws(MagpieError) in
@@ -269,7 +280,7 @@ public final class ImagePipeline: Sendable {
         defer { scheduler.release() }
         if Task.isCancelled { throw .cancelled }
 
-        shared.send(.started)
+        shared.send(.task(.started))
         recorder.record { $0.downloads += 1 }
         var outgoing = OutgoingRequest(url: request.url, headers: request.headers)
         if let modifier = configuration.requestModifier {
@@ -282,7 +293,8 @@ public final class ImagePipeline: Sendable {
         let outcome: DataLoader.Outcome
         do {
             outcome = try await loader.load(
-                outgoing, revalidating: cached?.metadata, now: configuration.wallClock,
+                outgoing, revalidating: cached?.metadata,
+                partialBodies: request.options.contains(.progressivePreviews), now: configuration.wallClock,
                 onEvent: { shared.send($0) })
         } catch {
             blocklist.record(error, for: keys.data)

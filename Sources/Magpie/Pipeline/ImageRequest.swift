@@ -58,6 +58,9 @@ public struct ImageRequest: Sendable, Hashable {
         public static let cacheOnly = Options(rawValue: 1 << 3)
         /// Ignore both caches when reading; the result is still stored in them.
         public static let networkOnly = Options(rawValue: 1 << 4)
+        /// Send ``ImageTask/Event/preview(_:)`` events while a JPEG downloads (the server must
+        /// send `Content-Length`). Costs a partial decode at each quarter of the body.
+        public static let progressivePreviews = Options(rawValue: 1 << 5)
     }
 
     /// Downsampling applied while decoding, so the full bitmap is never held when the

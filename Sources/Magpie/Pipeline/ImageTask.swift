@@ -23,6 +23,10 @@ public final class ImageTask: Sendable {
         case response(status: Int, headers: [(name: String, value: String)])
         /// Body bytes received so far, and the expected total when the server said.
         case progress(received: Int, expected: Int?)
+        /// A lower-quality image decoded from part of the body, for requests with
+        /// ``ImageRequest/Options/progressivePreviews``. Progressive JPEGs give a whole blurry
+        /// picture; baseline ones the top part.
+        case preview(DecodedImage)
         /// The load ended.
         case finished(Result<ImageResponse, MagpieError>)
     }

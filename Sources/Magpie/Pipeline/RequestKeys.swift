@@ -17,7 +17,7 @@ struct RequestKeys: Sendable {
         image = ImageCacheKey(dataKey: data, thumbnail: request.thumbnail)
         dataWork = DataWorkKey(
             data: data, url: request.url, headers: request.headers,
-            options: request.options.intersection([.refreshCached, .memoryCacheOnly, .cacheOnly, .networkOnly]))
+            options: request.options.intersection([.refreshCached, .memoryCacheOnly, .cacheOnly, .networkOnly, .progressivePreviews]))
         imageWork = ImageWorkKey(data: dataWork, thumbnail: request.thumbnail)
     }
 }

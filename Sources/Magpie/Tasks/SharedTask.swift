@@ -13,7 +13,7 @@ final class SharedTask<Value: Sendable>: Sendable {
     private struct Subscriber {
         var priority: ImageRequest.Priority
         var continuation: CheckedContinuation<Value, any Error>?
-        var onEvent: @Sendable (ImageTask.Event) -> Void
+        var onEvent: @Sendable (WorkEvent) -> Void
     }
 
     private enum Phase {
@@ -49,7 +49,7 @@ final class SharedTask<Value: Sendable>: Sendable {
     func value(
         priority: ImageRequest.Priority,
         registered: (Subscription) -> Void = { _ in },
-        onEvent: @escaping @Sendable (ImageTask.Event) -> Void = { _ in }
+        onEvent: @escaping @Sendable (WorkEvent) -> Void = { _ in }
     ) async throws(MagpieError) -> Value {
         let id = subscribe(priority: priority, onEvent: onEvent)
         registered(Subscription(task: self, id: id))
@@ -84,7 +84,7 @@ final class SharedTask<Value: Sendable>: Sendable {
         }
     }
 
-    private func subscribe(priority: ImageRequest.Priority, onEvent: @escaping @Sendable (ImageTask.Event) -> Void) -> UInt64 {
+    private func subscribe(priority: ImageRequest.Priority, onEvent: @escaping @Sendable (WorkEvent) -> Void) -> UInt64 {
         let (id, shouldStart, change) = state.withLockedValue { state in
             state.nextID += 1
             let id = state.nextID
@@ -178,7 +178,7 @@ final class SharedTask<Value: Sendable>: Sendable {
     }
 
     /// Sends an event to every current subscriber.
-    func send(_ event: ImageTask.Event) {
+    func send(_ event: WorkEvent) {
         let handlers = state.withLockedValue { $0.subscribers.values.map(\.onEvent) }
         for handler in handlers { handler(event) }
     }
