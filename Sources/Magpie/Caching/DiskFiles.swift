@@ -64,14 +64,14 @@ struct DiskFiles: Sendable {
 
     /// Writes to a unique temporary file in the same directory, then renames it over `name`,
     /// so readers see the old file or the new one, never a mixture.
-    func writeAtomically(_ bytes: [UInt8], as name: String) throws {
+    func writeAtomically(_ bytes: [UInt8], as name: String, recreatingDirectory: Bool = true) throws {
         let temporary = path + "/.tmp-" + UUID().uuidString
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             // The directory may have been deleted under us: make it again once and retry.
-            if errno == ENOENT {
+            if errno == ENOENT, recreatingDirectory {
                 try createDirectory()
-                return try writeAtomically(bytes, as: name)
+                return try writeAtomically(bytes, as: name, recreatingDirectory: false)
             }
             throw FileError.system(operation: "create", path: temporary, errno: errno)
         }

@@ -1,5 +1,6 @@
 public import Foundation
 import AsyncHTTPClient
+import Dispatch
 import Logging
 import NIOCore
 
@@ -259,7 +260,7 @@ public final class ImagePipeline: Sendable {
     /// Gets the original bytes from the disk cache or the network; shared by every request
     /// for the same bytes, whatever their thumbnail size.
     private func fetch(_ request: ImageRequest, keys: RequestKeys, arrival: UInt64, shared: SharedTask<LoadedData>) async throws(MagpieError) -> LoadedData {
-        if request.url.isFileURL { return try readFile(request.url) }
+        if request.url.isFileURL { return try await readFile(request.url) }
         var cached: CachedData?
         if let dataCache, !request.options.contains(.networkOnly) {
             cached = await dataCache.entry(for: keys.data)
@@ -320,14 +321,23 @@ public final class ImagePipeline: Sendable {
         }
     }
 
-    private func readFile(_ url: URL) throws(MagpieError) -> LoadedData {
+    /// Reads a `file:` URL on a dispatch queue, keeping blocking I/O off Swift's thread pool.
+    private func readFile(_ url: URL) async throws(MagpieError) -> LoadedData {
+        let limit = configuration.maximumResponseBytes
+        let result = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(returning: Result { () throws(MagpieError) in try Self.readFile(url, limit: limit) })
+            }
+        }
+        return try result.get()
+    }
+
+    private static func readFile(_ url: URL, limit: Int) throws(MagpieError) -> LoadedData {
         let path = url.path
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
             let size = attributes[.size] as? Int
         else { throw .network("cannot read \(path)") }
-        guard size <= configuration.maximumResponseBytes else {
-            throw .responseTooLarge(limit: configuration.maximumResponseBytes)
-        }
+        guard size <= limit else { throw .responseTooLarge(limit: limit) }
         guard let data = FileManager.default.contents(atPath: path) else { throw .network("cannot read \(path)") }
         return LoadedData(bytes: Array(data), contentType: nil, source: .disk)
     }
