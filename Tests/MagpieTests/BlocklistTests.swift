@@ -69,3 +69,25 @@ struct BlocklistTests {
         }
     }
 }
+
+@Suite("Undecodable cached bytes")
+struct UndecodableCacheTests {
+    @Test func aDiskEntryThatFailsToDecodeIsRemoved() async throws {
+        try await withTestFixture { fixture in
+            // Bytes that look like a PNG (so they are cached) but are not one.
+            let fake = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + [UInt8](repeating: 0, count: 64)
+            fixture.server.serve("/fake.png", ServedRoute(body: fake, contentType: "image/png"))
+            let url = fixture.server.url("/fake.png")
+            await #expect(throws: MagpieError.self) { try await fixture.pipeline.image(for: url) }
+            await fixture.pipeline.dataCache?.flush()
+            #expect(await fixture.pipeline.dataCache?.entry(for: url.absoluteString) == nil)
+            // The same holds for bytes that were already on disk.
+            fixture.pipeline.dataCache?.store(CachedData(key: url.absoluteString, data: fake, metadata: HTTPMetadata()))
+            await #expect(throws: MagpieError.self) {
+                try await fixture.pipeline.image(for: ImageRequest(url: url, options: .retryFailed))
+            }
+            #expect(fixture.server.statistics(for: "/fake.png").requests == 1, "the second load read the disk")
+            #expect(await fixture.pipeline.dataCache?.entry(for: url.absoluteString) == nil)
+        }
+    }
+}

@@ -224,15 +224,21 @@ public final class ImagePipeline: Sendable {
         let previews = PreviewSender(shared: shared, pool: decodingPool) { bytes in
             decoder.decodePreview(bytes, thumbnail: thumbnail, maximumPixels: maximumPixels)
         }
-        let data = try await sharedData(for: request, keys: keys, arrival: arrival).value(
-            priority: shared.priority,
-            registered: { subscription in shared.onPriorityChange { subscription.setPriority($0) } },
-            onEvent: { event in
-                switch event {
-                case .task: shared.send(event)
-                case .partialBody(let bytes): previews.offer(bytes)
-                }
-            })
+        let data: LoadedData
+        do {
+            data = try await sharedData(for: request, keys: keys, arrival: arrival).value(
+                priority: shared.priority,
+                registered: { subscription in shared.onPriorityChange { subscription.setPriority($0) } },
+                onEvent: { event in
+                    switch event {
+                    case .task: shared.send(event)
+                    case .partialBody(let bytes): previews.offer(bytes)
+                    }
+                })
+        } catch {
+            previews.stop()
+            throw error
+        }
         previews.stop()
         let image: DecodedImage
         do {
@@ -241,6 +247,8 @@ public final class ImagePipeline: Sendable {
             }
         } catch {
             blocklist.record(error, for: keys.data)
+            // Bytes that do not decode would fail again on every later load: do not keep them.
+            if data.source != .memory, let dataCache { await dataCache.removeEntry(for: keys.data) }
             throw error
         }
         recorder.record { $0.decodes += 1 }
