@@ -25,6 +25,7 @@ public struct TestFixture: Sendable {
 /// disk cache already points at a private temporary directory.
 @discardableResult
 public func withTestFixture<T: Sendable>(
+    isolation: isolated (any Actor)? = #isolation,
     configure: (inout ImagePipeline.Configuration) -> Void = { _ in },
     _ body: (TestFixture) async throws -> T
 ) async throws -> T {
