@@ -55,9 +55,11 @@ public struct ServedRoute: Sendable {
         self.fault = fault
     }
 
-    /// An image with the content type its bytes announce.
-    public static func image(_ bytes: [UInt8], contentType: String? = nil) -> ServedRoute {
-        ServedRoute(body: bytes, contentType: contentType ?? Self.contentType(sniffing: bytes))
+    /// An image with the content type its bytes announce, held back by `gate` if given.
+    public static func image(_ bytes: [UInt8], contentType: String? = nil, gate: Gate? = nil) -> ServedRoute {
+        var route = ServedRoute(body: bytes, contentType: contentType ?? Self.contentType(sniffing: bytes))
+        route.gate = gate
+        return route
     }
 
     /// A redirect to `location` (absolute, or a path on this server).

@@ -65,9 +65,7 @@ struct BindingTests {
         try await withTestFixture { fixture in
             let slow = try TestImages.texture(width: 50, height: 50, format: .png)
             let gate = Gate()
-            var slowRoute = ServedRoute.image(slow)
-            slowRoute.gate = gate
-            fixture.server.serve("/old.png", slowRoute)
+            fixture.server.serve("/old.png", .image(slow, gate: gate))
             fixture.server.serve("/new.png", .image(try TestImages.texture(width: 70, height: 70, format: .png)))
             let view = RecordingView()
             let old = try #require(fixture.pipeline.bind(fixture.server.url("/old.png"), to: view))
@@ -89,9 +87,7 @@ struct BindingTests {
     @Test func keepingThePreviousRequestFillsTheCacheButNeverShowsIt() async throws {
         try await withTestFixture { fixture in
             let gate = Gate()
-            var slowRoute = ServedRoute.image(try TestImages.texture(width: 50, height: 50, format: .png))
-            slowRoute.gate = gate
-            fixture.server.serve("/old.png", slowRoute)
+            fixture.server.serve("/old.png", .image(try TestImages.texture(width: 50, height: 50, format: .png), gate: gate))
             fixture.server.serve("/new.png", .image(try TestImages.texture(width: 70, height: 70, format: .png)))
             let view = RecordingView()
             let old = try #require(fixture.pipeline.bind(fixture.server.url("/old.png"), to: view))
@@ -107,9 +103,7 @@ struct BindingTests {
     @Test func bindingToNilCancelsAndShowsThePlaceholder() async throws {
         try await withTestFixture { fixture in
             let gate = Gate()
-            var route = ServedRoute.image(try TestImages.texture(width: 50, height: 50, format: .png))
-            route.gate = gate
-            fixture.server.serve("/x.png", route)
+            fixture.server.serve("/x.png", .image(try TestImages.texture(width: 50, height: 50, format: .png), gate: gate))
             let view = RecordingView()
             let task = try #require(fixture.pipeline.bind(fixture.server.url("/x.png"), to: view))
             fixture.pipeline.bind(nil, to: view, options: .init(placeholder: Self.placeholder))
@@ -160,9 +154,7 @@ struct BindingTests {
     @Test func aMissReturnsQuickly() async throws {
         try await withTestFixture { fixture in
             let gate = Gate()
-            var route = ServedRoute.image(try TestImages.texture(width: 8, height: 8, format: .png))
-            route.gate = gate
-            fixture.server.serve("/quick.png", route)
+            fixture.server.serve("/quick.png", .image(try TestImages.texture(width: 8, height: 8, format: .png), gate: gate))
             let view = RecordingView()
             // Not a timing assertion: the bind must return while the server still holds the
             // response, which it does until the gate opens.

@@ -16,9 +16,7 @@ struct SchedulingTests {
             let bytes = try TestImages.texture(width: 16, height: 16, format: .png)
             let gates = [Gate(), Gate()]
             for blocker in 0..<2 {
-                var route = ServedRoute.image(bytes)
-                route.gate = gates[blocker]
-                fixture.server.serve("/blocker\(blocker).png", route)
+                fixture.server.serve("/blocker\(blocker).png", .image(bytes, gate: gates[blocker]))
             }
             for index in priorities.indices { fixture.server.serve("/q\(index).png", .image(bytes)) }
             let blockers = (0..<2).map { fixture.pipeline.imageTask(with: ImageRequest(url: fixture.server.url("/blocker\($0).png"))) }
@@ -58,9 +56,7 @@ struct SchedulingTests {
     static func occupyOnlySlot(_ fixture: TestFixture, alsoServing names: [String]) async throws -> (ImageTask, Gate) {
         let bytes = try TestImages.texture(width: 16, height: 16, format: .png)
         let gate = Gate()
-        var blockerRoute = ServedRoute.image(bytes)
-        blockerRoute.gate = gate
-        fixture.server.serve("/blocker.png", blockerRoute)
+        fixture.server.serve("/blocker.png", .image(bytes, gate: gate))
         for name in names { fixture.server.serve("/\(name).png", .image(bytes)) }
         let blocker = fixture.pipeline.imageTask(with: ImageRequest(url: fixture.server.url("/blocker.png")))
         try await CancellationTests.waitUntil { fixture.server.totalRequests == 1 }
