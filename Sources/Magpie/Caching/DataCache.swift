@@ -79,6 +79,13 @@ public final class DataCache: Sendable {
         }
     }
 
+    /// Whether an entry for `key` is stored (or being written), without reading or verifying
+    /// it. Cheap enough for a prefetcher deciding what to skip.
+    public func containsEntry(for key: String) -> Bool {
+        if pending.withLockedValue({ $0[key] != nil }) { return true }
+        return FileManager.default.fileExists(atPath: fileURL(for: key).path)
+    }
+
     /// Stores `entry`, replacing any entry with the same key. Returns at once; the file is
     /// written in the background (``flush()`` waits for it). Failures are logged, never thrown:
     /// a disk cache that cannot write must not fail a load.

@@ -1,0 +1,155 @@
+public import Foundation
+import NIOConcurrencyHelpers
+
+/// Warms the caches ahead of need, at the lowest priority, a few downloads at a time.
+///
+/// ```swift
+/// let prefetcher = ImagePrefetcher(pipeline: pipeline)
+/// prefetcher.start(nextPageURLs)
+/// // ... the user scrolls elsewhere:
+/// prefetcher.stop()
+/// ```
+///
+/// Prefetches run at ``ImageRequest/Priority/veryLow``, so a visible request queued behind them
+/// starts first. URLs already cached are skipped without touching the network.
+public final class ImagePrefetcher: Sendable {
+    /// Where prefetched images end up.
+    public enum Destination: Sendable {
+        /// Original bytes in the disk cache; nothing is decoded.
+        case diskCache
+        /// Decoded images in the memory cache (and their bytes on disk).
+        case memoryCache
+    }
+
+    /// How far the prefetching has come.
+    public struct Progress: Sendable, Equatable {
+        /// URLs loaded into the cache.
+        public var completed = 0
+        /// URLs that failed (cancelled ones are not counted).
+        public var failed = 0
+        /// URLs that were already cached.
+        public var skipped = 0
+        /// URLs handed to ``start(_:)`` since the last ``stop()``.
+        public var total = 0
+
+        /// Whether every URL has been dealt with.
+        public var isFinished: Bool { completed + failed + skipped == total }
+
+        public init() {}
+    }
+
+    private struct State {
+        var progress = Progress()
+        var runs: [UInt64: Task<Void, Never>] = [:]
+        var nextRun: UInt64 = 0
+    }
+
+    private let pipeline: ImagePipeline
+    private let destination: Destination
+    private let thumbnail: ImageRequest.Thumbnail?
+    private let maximumConcurrent: Int
+    private let onProgress: (@Sendable (Progress) -> Void)?
+    private let state = NIOLockedValueBox(State())
+
+    /// Creates a prefetcher. `onProgress` is called after each URL is dealt with.
+    public init(
+        pipeline: ImagePipeline, destination: Destination = .diskCache, thumbnail: ImageRequest.Thumbnail? = nil,
+        maximumConcurrent: Int = 2, onProgress: (@Sendable (Progress) -> Void)? = nil
+    ) {
+        self.pipeline = pipeline
+        self.destination = destination
+        self.thumbnail = thumbnail
+        self.maximumConcurrent = max(1, maximumConcurrent)
+        self.onProgress = onProgress
+    }
+
+    /// Starts prefetching `urls` (in addition to any batch already running).
+    public func start(_ urls: [URL]) {
+        state.withLockedValue { state in
+            state.progress.total += urls.count
+            state.nextRun += 1
+            let id = state.nextRun
+            state.runs[id] = Task { [self] in
+                await run(urls)
+                _ = self.state.withLockedValue { $0.runs.removeValue(forKey: id) }
+            }
+        }
+    }
+
+    /// Cancels every outstanding prefetch and resets the progress.
+    public func stop() {
+        let runs = state.withLockedValue { state in
+            defer {
+                state.runs.removeAll()
+                state.progress = Progress()
+            }
+            return Array(state.runs.values)
+        }
+        for run in runs { run.cancel() }
+    }
+
+    /// Progress so far.
+    public var progress: Progress { state.withLockedValue { $0.progress } }
+
+    /// Waits until every batch started so far has finished or been stopped.
+    public func wait() async {
+        while let run = state.withLockedValue({ $0.runs.values.first }) {
+            await run.value
+        }
+    }
+
+    private func run(_ urls: [URL]) async {
+        await withTaskGroup(of: Void.self) { group in
+            var pendingURLs = urls.makeIterator()
+            for _ in 0..<maximumConcurrent {
+                guard let url = pendingURLs.next() else { break }
+                group.addTask { await self.prefetch(url) }
+            }
+            while await group.next() != nil {
+                guard !Task.isCancelled, let url = pendingURLs.next() else { continue }
+                group.addTask { await self.prefetch(url) }
+            }
+        }
+    }
+
+    private func prefetch(_ url: URL) async {
+        let request = ImageRequest(url: url, thumbnail: thumbnail, priority: .veryLow)
+        let outcome: Outcome
+        if isCached(request) {
+            outcome = .skipped
+        } else {
+            do throws(MagpieError) {
+                switch destination {
+                case .diskCache: _ = try await pipeline.data(for: request)
+                case .memoryCache: _ = try await pipeline.image(for: request)
+                }
+                outcome = .completed
+            } catch .cancelled {
+                return
+            } catch {
+                outcome = .failed
+            }
+        }
+        let progress = state.withLockedValue { state -> Progress? in
+            // A URL finishing after stop() belongs to no batch any more.
+            guard !Task.isCancelled else { return nil }
+            switch outcome {
+            case .completed: state.progress.completed += 1
+            case .failed: state.progress.failed += 1
+            case .skipped: state.progress.skipped += 1
+            }
+            return state.progress
+        }
+        if let progress { onProgress?(progress) }
+    }
+
+    private enum Outcome {
+        case completed, failed, skipped
+    }
+
+    private func isCached(_ request: ImageRequest) -> Bool {
+        if pipeline.cachedImage(for: request) != nil { return true }
+        guard destination == .diskCache, let dataCache = pipeline.dataCache else { return false }
+        return dataCache.containsEntry(for: pipeline.configuration.cacheKey(request.url))
+    }
+}

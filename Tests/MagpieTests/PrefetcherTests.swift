@@ -1,0 +1,106 @@
+import Foundation
+import Magpie
+import MagpieTesting
+import Testing
+
+@Suite("Prefetching")
+@MainActor
+struct PrefetcherTests {
+    static func serveGallery(_ fixture: TestFixture, count: Int) throws -> [URL] {
+        let bytes = try TestImages.texture(width: 32, height: 24)
+        return (0..<count).map { index in
+            fixture.server.serve("/g\(index).jpg", .image(bytes))
+            return fixture.server.url("/g\(index).jpg")
+        }
+    }
+
+    @Test func prefetchedImagesAreServedFromTheCache() async throws {
+        try await withTestFixture { fixture in
+            let urls = try Self.serveGallery(fixture, count: 200)
+            let prefetcher = ImagePrefetcher(pipeline: fixture.pipeline)
+            prefetcher.start(urls)
+            await prefetcher.wait()
+            #expect(prefetcher.progress == {
+                var expected = ImagePrefetcher.Progress()
+                expected.completed = 200
+                expected.total = 200
+                return expected
+            }())
+            #expect(fixture.pipeline.statistics.decodes == 0, "disk prefetching does not decode")
+            let requestsBefore = fixture.server.totalRequests
+            #expect(requestsBefore == 200)
+
+            var views: [RecordingView] = []
+            for url in urls.prefix(12) {
+                let view = RecordingView()
+                views.append(view)
+                let done = AsyncStream.makeStream(of: ImageSource.self)
+                fixture.pipeline.bind(url, to: view, options: .init(completion: { result in
+                    done.continuation.yield((try? result.get().source) ?? .network)
+                }))
+                for await source in done.stream {
+                    #expect(source == .disk)
+                    break
+                }
+            }
+            #expect(fixture.server.totalRequests == requestsBefore)
+            #expect(views.allSatisfy { $0.shownWidths.last == 32 })
+
+            // A second pass skips everything.
+            prefetcher.start(urls)
+            await prefetcher.wait()
+            #expect(prefetcher.progress.skipped == 200)
+            #expect(fixture.server.totalRequests == requestsBefore)
+        }
+    }
+
+    @Test func memoryDestinationDecodes() async throws {
+        try await withTestFixture { fixture in
+            let urls = try Self.serveGallery(fixture, count: 5)
+            let prefetcher = ImagePrefetcher(pipeline: fixture.pipeline, destination: .memoryCache)
+            prefetcher.start(urls)
+            await prefetcher.wait()
+            for url in urls { #expect(fixture.pipeline.cachedImage(for: ImageRequest(url: url)) != nil) }
+        }
+    }
+
+    @Test func aVisibleRequestStartsBeforeRemainingPrefetches() async throws {
+        try await withTestFixture(configure: { $0.maximumConcurrentDownloads = 1 }) { fixture in
+            let urls = try Self.serveGallery(fixture, count: 10)
+            let gate = Gate()
+            fixture.server.serve("/g0.jpg", .image(try TestImages.texture(width: 32, height: 24), gate: gate))
+            fixture.server.serve("/visible.jpg", .image(try TestImages.texture(width: 40, height: 30)))
+            let prefetcher = ImagePrefetcher(pipeline: fixture.pipeline)
+            prefetcher.start(urls)
+            try await CancellationTests.waitUntil { fixture.server.totalRequests == 1 }
+            let view = RecordingView()
+            let task = fixture.pipeline.bind(fixture.server.url("/visible.jpg"), to: view)
+            try await CancellationTests.waitUntil { fixture.pipeline.downloadQueue.waiting == 2 }
+            gate.open()
+            _ = try await task?.response
+            await prefetcher.wait()
+            let log = fixture.server.requestLog
+            #expect(log.prefix(2) == ["/g0.jpg", "/visible.jpg"])
+            #expect(log.count == 11)
+        }
+    }
+
+    @Test func stopCancelsOutstandingDownloads() async throws {
+        try await withTestFixture { fixture in
+            let urls = try Self.serveGallery(fixture, count: 20)
+            let gate = Gate()
+            for index in 0..<20 {
+                fixture.server.serve("/g\(index).jpg", .image(try TestImages.texture(width: 32, height: 24), gate: gate))
+            }
+            let prefetcher = ImagePrefetcher(pipeline: fixture.pipeline, maximumConcurrent: 2)
+            prefetcher.start(urls)
+            try await CancellationTests.waitUntil { fixture.server.totalRequests == 2 }
+            prefetcher.stop()
+            await prefetcher.wait()
+            try await CancellationTests.waitUntil { fixture.pipeline.inFlightTaskCount == 0 }
+            gate.open()
+            #expect(fixture.server.totalRequests == 2, "bounded concurrency: only two ever started")
+            #expect(prefetcher.progress == ImagePrefetcher.Progress())
+        }
+    }
+}
