@@ -23,6 +23,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
     ],
     targets: [
         .systemLibrary(
@@ -50,6 +51,7 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ],
             swiftSettings: strictSettings
         ),
@@ -84,7 +86,12 @@ let package = Package(
         ),
         .testTarget(
             name: "MagpieTests",
-            dependencies: ["Magpie", "MagpieTesting"],
+            dependencies: [
+                "Magpie", "MagpieTesting",
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
             swiftSettings: strictSettings
         ),
     ],

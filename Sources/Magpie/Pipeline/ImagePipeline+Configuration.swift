@@ -1,5 +1,6 @@
 public import Foundation
 public import Logging
+public import Metrics
 
 extension ImagePipeline {
     /// Everything a pipeline can be told. The defaults follow SDWebImage and Nuke; see
@@ -44,6 +45,8 @@ extension ImagePipeline {
         public var wallClock: @Sendable () -> Date = { Date() }
         /// Where the pipeline logs.
         public var logger = Logger(label: "magpie")
+        /// Where counters and timers go; `nil` uses the process's bootstrapped `MetricsSystem`.
+        public var metricsFactory: (any MetricsFactory)?
 
         /// The defaults.
         public init() {}

@@ -2,6 +2,7 @@ public import Foundation
 import AsyncHTTPClient
 import Dispatch
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 
 /// Turns URLs into decoded images through a memory cache, a disk cache and the network,
@@ -30,6 +31,8 @@ public final class ImagePipeline: Sendable {
     private let decodingPool: DecodingPool
     private let blocklist: FailedURLBlocklist
     private let recorder = StatisticsRecorder()
+    private let observers = PipelineObservers()
+    private let metrics: PipelineMetrics
     private let dataTasks = TaskPool<DataWorkKey, LoadedData>()
     private let imageTasks = TaskPool<ImageWorkKey, LoadedImage>()
 
@@ -62,6 +65,7 @@ public final class ImagePipeline: Sendable {
             order: configuration.downloadOrder == .fifo ? .fifo : .lifo)
         decodingPool = DecodingPool(threadCount: configuration.decodingThreads)
         blocklist = FailedURLBlocklist(duration: configuration.failedURLBlockDuration, now: configuration.clock)
+        metrics = PipelineMetrics(factory: configuration.metricsFactory)
     }
 
     /// Stops the HTTP client and decoding threads after waiting for pending disk writes.
@@ -89,6 +93,7 @@ public final class ImagePipeline: Sendable {
                 statistics.requests += 1
                 statistics.memoryHits += 1
             }
+            emit(.finished(task: scheduler.arrival(), url: request.url, bytes: 0, duration: .zero, source: .memory))
             return ImageResponse(image: image, request: request, source: .memory)
         }
         return try await imageTask(with: request).response
@@ -97,7 +102,12 @@ public final class ImagePipeline: Sendable {
     /// Starts loading and returns a handle to cancel it, change its priority, follow its
     /// events and await its result.
     public func imageTask(with request: ImageRequest) -> ImageTask {
-        let task = ImageTask(request: request, arrival: scheduler.arrival())
+        let started = ContinuousClock.now
+        let received = NIOLockedValueBox(0)
+        let task = ImageTask(request: request, arrival: scheduler.arrival()) { [weak self] task, event in
+            guard let self, let event = self.pipelineEvent(for: event, of: task, started: started, received: received) else { return }
+            self.emit(event)
+        }
         task.start { [self] task throws(MagpieError) in
             try await self.counted { () throws(MagpieError) in try await self.load(task) }
         }
@@ -138,6 +148,20 @@ public final class ImagePipeline: Sendable {
         memoryCache?[ImageCacheKey(dataKey: configuration.cacheKey(request.url), thumbnail: request.thumbnail)]
     }
 
+    /// Calls `handler` with every ``PipelineEvent`` until the returned observation is cancelled
+    /// or released. The handler runs on the thread that produced the event: keep it short.
+    public func addObserver(_ handler: @escaping @Sendable (PipelineEvent) -> Void) -> PipelineObservation {
+        observers.add(handler)
+    }
+
+    /// Every ``PipelineEvent`` from now on, until the consumer stops iterating.
+    public func events() -> AsyncStream<PipelineEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: PipelineEvent.self)
+        let observation = observers.add { continuation.yield($0) }
+        continuation.onTermination = { _ in observation.cancel() }
+        return stream
+    }
+
     /// Counts of what the pipeline has done.
     public var statistics: PipelineStatistics { recorder.snapshot }
 
@@ -150,6 +174,35 @@ public final class ImagePipeline: Sendable {
     /// Forgets that URLs failed, so they are tried again.
     public func clearFailedURLs() {
         blocklist.removeAll()
+    }
+
+    // MARK: - Events
+
+    private func emit(_ event: PipelineEvent) {
+        metrics.record(event)
+        if case .failed(_, let url, let error) = event {
+            configuration.logger.debug("image load failed", metadata: ["url": "\(url.absoluteString)", "error": "\(error)"])
+        }
+        observers.send(event)
+    }
+
+    private func pipelineEvent(
+        for event: ImageTask.Event, of task: ImageTask, started: ContinuousClock.Instant, received: NIOLockedValueBox<Int>
+    ) -> PipelineEvent? {
+        let url = task.request.url
+        switch event {
+        case .started: return .started(task: task.id, url: url)
+        case .response(let status, let headers): return .response(task: task.id, url: url, status: status, headers: headers)
+        case .progress(let count, let expected):
+            received.withLockedValue { $0 = count }
+            return .progress(task: task.id, url: url, received: count, expected: expected)
+        case .preview: return nil
+        case .finished(.success(let response)):
+            let bytes = response.source == .network ? received.withLockedValue { $0 } : 0
+            return .finished(task: task.id, url: url, bytes: bytes, duration: ContinuousClock.now - started, source: response.source)
+        case .finished(.failure(.cancelled)): return .cancelled(task: task.id, url: url)
+        case .finished(.failure(let error)): return .failed(task: task.id, url: url, error: error)
+        }
     }
 
     // MARK: - Stages
@@ -177,7 +230,10 @@ public final class ImagePipeline: Sendable {
         let (shared, joined) = imageTasks.task(for: keys.imageWork) { [self] shared throws(MagpieError) in
             try await decode(request, keys: keys, arrival: task.arrival, shared: shared)
         }
-        if joined { recorder.record { $0.coalesced += 1 } }
+        if joined {
+            recorder.record { $0.coalesced += 1 }
+            metrics.recordCoalesced()
+        }
         let loaded = try await shared.value(
             priority: task.priority,
             registered: { subscription in task.attach { subscription.setPriority($0) } },
@@ -241,6 +297,8 @@ public final class ImagePipeline: Sendable {
         }
         previews.stop()
         let image: DecodedImage
+        let decodeStart = ContinuousClock.now
+        defer { metrics.recordDecode(ContinuousClock.now - decodeStart) }
         do {
             image = try await decodingPool.run { () throws(MagpieError) in
                 try decoder.decode(data.bytes, thumbnail: thumbnail, maximumPixels: maximumPixels)
@@ -261,7 +319,10 @@ public final class ImagePipeline: Sendable {
         let (shared, joined) = dataTasks.task(for: keys.dataWork) { [self] shared throws(MagpieError) in
             try await fetch(request, keys: keys, arrival: arrival, shared: shared)
         }
-        if joined { recorder.record { $0.coalesced += 1 } }
+        if joined {
+            recorder.record { $0.coalesced += 1 }
+            metrics.recordCoalesced()
+        }
         return shared
     }
 

@@ -40,6 +40,8 @@ public final class ImageTask: Sendable {
 
     /// The request this task loads.
     public let request: ImageRequest
+    /// Identifies this load in ``PipelineEvent``s; also its place in the download queue's order.
+    public var id: UInt64 { arrival }
     private let state: NIOLockedValueBox<State>
     private let eventContinuation: AsyncStream<Event>.Continuation
 
@@ -49,9 +51,12 @@ public final class ImageTask: Sendable {
     /// The request's place in the download queue's FIFO/LIFO order.
     let arrival: UInt64
 
-    init(request: ImageRequest, arrival: UInt64) {
+    private let report: @Sendable (ImageTask, Event) -> Void
+
+    init(request: ImageRequest, arrival: UInt64, report: @escaping @Sendable (ImageTask, Event) -> Void = { _, _ in }) {
         self.request = request
         self.arrival = arrival
+        self.report = report
         self.state = NIOLockedValueBox(State(priority: request.priority))
         (events, eventContinuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .bufferingNewest(256))
     }
@@ -133,5 +138,6 @@ public final class ImageTask: Sendable {
 
     func send(_ event: Event) {
         eventContinuation.yield(event)
+        report(self, event)
     }
 }

@@ -1,0 +1,41 @@
+public import Foundation
+
+/// What a pipeline reports to its observers: the life of every load, in order per load (what
+/// SDWebImage posts as download start / receive response / stop / finish notifications).
+public enum PipelineEvent: Sendable {
+    /// A download started for the load `task` (after waiting for a queue slot).
+    case started(task: UInt64, url: URL)
+    /// The server's response head arrived.
+    case response(task: UInt64, url: URL, status: Int, headers: [(name: String, value: String)])
+    /// Body bytes received so far.
+    case progress(task: UInt64, url: URL, received: Int, expected: Int?)
+    /// The load delivered an image.
+    case finished(task: UInt64, url: URL, bytes: Int, duration: Duration, source: ImageSource)
+    /// The load was cancelled.
+    case cancelled(task: UInt64, url: URL)
+    /// The load failed.
+    case failed(task: UInt64, url: URL, error: MagpieError)
+
+    /// The load this event belongs to; ``ImageTask/id`` for loads started as tasks.
+    public var task: UInt64 {
+        switch self {
+        case .started(let task, _), .response(let task, _, _, _), .progress(let task, _, _, _),
+            .finished(let task, _, _, _, _), .cancelled(let task, _), .failed(let task, _, _):
+            task
+        }
+    }
+}
+
+/// Keeps an observer registered; dropping it (or calling ``cancel()``) unregisters it.
+public final class PipelineObservation: Sendable {
+    private let cancellation: @Sendable () -> Void
+
+    init(cancellation: @escaping @Sendable () -> Void) {
+        self.cancellation = cancellation
+    }
+
+    /// Stops the observer from receiving further events.
+    public func cancel() { cancellation() }
+
+    deinit { cancellation() }
+}
