@@ -21,6 +21,7 @@ func runBenchmarks(quick: Bool) async throws -> Report {
     let twelveMP = try Gallery.twelveMegapixelJPEG(in: workspace)
     print("Measuring…")
     try await measureHitCost(into: &report, workspace: workspace)
+    try await measureBindMissCost(into: &report)
     try await measureColdLoad(gallery, into: &report, workspace: workspace)
     try measureThumbnail(twelveMP, into: &report)
     try measureThumbnailPeakInChild(twelveMP, into: &report)
