@@ -5,6 +5,16 @@ import Testing
 
 // The Getting started article's snippets, compiled and run against the loopback server so the
 // documentation cannot drift from the API.
+@MainActor final class AvatarCell: ImageDisplaying {
+    let imageBinding = ImageBinding()
+    var image: DecodedImage?
+    func display(_ image: DecodedImage?) { self.image = image }
+}
+
+@MainActor func configure(_ cell: AvatarCell, with url: URL, pipeline: ImagePipeline) {
+    pipeline.bind(url, to: cell, options: .init(thumbnail: .init(width: 96, height: 96, contentMode: .fill)))
+}
+
 @Suite("Getting started article")
 struct GettingStartedTests {
     // Compiled, not run: it would reach the internet.
@@ -58,7 +68,7 @@ struct GettingStartedTests {
         return ImagePipeline(configuration: configuration)
     }
 
-    @Test func snippetsWork() async throws {
+    @Test @MainActor func snippetsWork() async throws {
         try await withTestFixture { fixture in
             fixture.server.serve("/a.jpg", .image(try TestImages.texture(width: 600, height: 400)))
             let url = fixture.server.url("/a.jpg")
@@ -66,6 +76,9 @@ struct GettingStartedTests {
             #expect(thumbnail.width == 256 && thumbnail.height == 256)
             #expect(try await loadWithProgress(fixture.pipeline, url: url).width == 600)
             #expect(await describe(fixture.pipeline, url: fixture.server.url("/missing.jpg")) == "the server said 404")
+            let cell = AvatarCell()
+            configure(cell, with: url, pipeline: fixture.pipeline)
+            try await BindingTests.waitUntil { cell.image?.width == 96 }
             let configured = makePipeline(token: "t")
             #expect(configured.configuration.maximumConcurrentDownloads == 4)
             await configured.shutdown()
