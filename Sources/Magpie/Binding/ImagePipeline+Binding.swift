@@ -10,6 +10,8 @@ extension ImagePipeline {
     /// - When the target is deallocated, its request is cancelled and no callback runs.
     ///
     /// - Returns: the request started, or `nil` when the image came from memory or `url` is nil.
+    ///   The binding consumes the task's ``ImageTask/events``; use `options.progress` and
+    ///   `options.completion`, or await ``ImageTask/response``, instead.
     @MainActor
     @discardableResult
     public func bind(_ url: URL?, to target: some ImageDisplaying, options: BindingOptions = .init()) -> ImageTask? {
