@@ -23,14 +23,6 @@ final class RecordingView: ImageDisplaying {
 struct BindingTests {
     static let placeholder = DecodedImage(width: 1, height: 1, pixels: [0, 0, 0, 255])
 
-    /// Polls a main-actor condition that a load will make true; records an issue if it never does.
-    static func waitUntil(_ condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        for _ in 0..<500 {
-            if condition() { return }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        Issue.record("condition never became true", sourceLocation: sourceLocation)
-    }
 
     @Test func showsPlaceholderThenImage() async throws {
         try await withTestFixture { fixture in
@@ -69,7 +61,7 @@ struct BindingTests {
             fixture.server.serve("/new.png", .image(try TestImages.texture(width: 70, height: 70, format: .png)))
             let view = RecordingView()
             let old = try #require(fixture.pipeline.bind(fixture.server.url("/old.png"), to: view))
-            try await CancellationTests.waitUntil { fixture.server.statistics(for: "/old.png").requests == 1 }
+            try await waitUntil { fixture.server.statistics(for: "/old.png").requests == 1 }
             let done = AsyncStream.makeStream(of: Void.self)
             fixture.pipeline.bind(
                 fixture.server.url("/new.png"), to: view, options: .init(completion: { _ in done.continuation.yield() }))
@@ -94,7 +86,7 @@ struct BindingTests {
             fixture.pipeline.bind(fixture.server.url("/new.png"), to: view, options: .init(keepsPreviousRequestRunning: true))
             gate.open()
             #expect(try await old.response.image.width == 50)
-            try await Self.waitUntil { view.shownWidths.last == 70 }
+            try await waitUntil { view.shownWidths.last == 70 }
             #expect(!view.shownWidths.contains(50))
             #expect(fixture.pipeline.cachedImage(for: ImageRequest(url: fixture.server.url("/old.png"))) != nil)
         }
@@ -125,11 +117,11 @@ struct BindingTests {
                 fixture.pipeline.bind(
                     fixture.server.url("/d.png"), to: view!,
                     options: .init(completion: { _ in Issue.record("no callback after the target is gone") })))
-            try await CancellationTests.waitUntil { fixture.server.statistics(for: "/d.png").bytesSent > 0 }
+            try await waitUntil { fixture.server.statistics(for: "/d.png").bytesSent > 0 }
             view = nil
             for await _ in deallocated.stream { break }
             await #expect(throws: MagpieError.cancelled) { try await task.response }
-            try await CancellationTests.waitUntil { fixture.server.statistics(for: "/d.png").connectionsClosedEarly == 1 }
+            try await waitUntil { fixture.server.statistics(for: "/d.png").connectionsClosedEarly == 1 }
         }
     }
 
@@ -146,7 +138,7 @@ struct BindingTests {
             second.imageBinding.priority = .veryLow
             gate.open()
             _ = try await blocker.response
-            try await Self.waitUntil { first.shownWidths.last == 16 && second.shownWidths.last == 16 }
+            try await waitUntil { first.shownWidths.last == 16 && second.shownWidths.last == 16 }
             #expect(fixture.server.requestLog == ["/blocker.png", "/p.png", "/q.png"])
         }
     }

@@ -10,16 +10,6 @@ struct CancellationTests {
         ServedRoute(body: bytes, contentType: "image/jpeg", bytesPerSecond: max(1, bytes.count / 4))
     }
 
-    /// Polls a condition that a concurrent load will make true; records an issue if it never does.
-    static func waitUntil(
-        _ condition: @Sendable () -> Bool, sourceLocation: SourceLocation = #_sourceLocation
-    ) async throws {
-        for _ in 0..<500 {
-            if condition() { return }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        Issue.record("condition never became true", sourceLocation: sourceLocation)
-    }
 
     @Test func cancellingOneOfTwoLeavesTheOther() async throws {
         try await withTestFixture { fixture in
@@ -28,7 +18,7 @@ struct CancellationTests {
             let request = ImageRequest(url: fixture.server.url("/s.jpg"))
             let first = fixture.pipeline.imageTask(with: request)
             let second = fixture.pipeline.imageTask(with: request)
-            try await Self.waitUntil { fixture.server.statistics(for: "/s.jpg").bytesSent > 0 }
+            try await waitUntil { fixture.server.statistics(for: "/s.jpg").bytesSent > 0 }
             first.cancel()
             await #expect(throws: MagpieError.cancelled) { try await first.response }
             let response = try await second.response
@@ -44,14 +34,14 @@ struct CancellationTests {
             fixture.server.serve("/c.jpg", Self.slowRoute(bytes))
             let request = ImageRequest(url: fixture.server.url("/c.jpg"))
             let tasks = (0..<3).map { _ in fixture.pipeline.imageTask(with: request) }
-            try await Self.waitUntil { fixture.server.statistics(for: "/c.jpg").bytesSent > 0 }
+            try await waitUntil { fixture.server.statistics(for: "/c.jpg").bytesSent > 0 }
             for task in tasks { task.cancel() }
             for task in tasks { await #expect(throws: MagpieError.cancelled) { try await task.response } }
-            try await Self.waitUntil { fixture.server.statistics(for: "/c.jpg").connectionsClosedEarly == 1 }
+            try await waitUntil { fixture.server.statistics(for: "/c.jpg").connectionsClosedEarly == 1 }
             let statistics = fixture.server.statistics(for: "/c.jpg")
             #expect(statistics.connectionsClosedEarly == 1)
             #expect(statistics.bytesSent < bytes.count)
-            try await Self.waitUntil { fixture.pipeline.inFlightTaskCount == 0 }
+            try await waitUntil { fixture.pipeline.inFlightTaskCount == 0 }
             #expect(fixture.pipeline.inFlightTaskCount == 0)
             // Nothing partial was cached.
             #expect(await fixture.pipeline.dataCache?.entry(for: request.url.absoluteString) == nil)
@@ -64,10 +54,10 @@ struct CancellationTests {
             fixture.server.serve("/t.jpg", Self.slowRoute(bytes))
             let url = fixture.server.url("/t.jpg")
             let waiting = Task { try await fixture.pipeline.image(for: url) }
-            try await Self.waitUntil { fixture.server.statistics(for: "/t.jpg").bytesSent > 0 }
+            try await waitUntil { fixture.server.statistics(for: "/t.jpg").bytesSent > 0 }
             waiting.cancel()
             await #expect(throws: MagpieError.cancelled) { try await waiting.value }
-            try await Self.waitUntil { fixture.server.statistics(for: "/t.jpg").connectionsClosedEarly == 1 }
+            try await waitUntil { fixture.server.statistics(for: "/t.jpg").connectionsClosedEarly == 1 }
             #expect(fixture.server.statistics(for: "/t.jpg").connectionsClosedEarly == 1)
         }
     }
@@ -79,7 +69,7 @@ struct CancellationTests {
             fixture.server.serve("/queued.jpg", .image(bytes))
             fixture.server.serve("/next.jpg", .image(bytes))
             let busy = fixture.pipeline.imageTask(with: ImageRequest(url: fixture.server.url("/busy.jpg")))
-            try await Self.waitUntil { fixture.server.statistics(for: "/busy.jpg").requests == 1 }
+            try await waitUntil { fixture.server.statistics(for: "/busy.jpg").requests == 1 }
             let queued = fixture.pipeline.imageTask(with: ImageRequest(url: fixture.server.url("/queued.jpg")))
             let next = fixture.pipeline.imageTask(with: ImageRequest(url: fixture.server.url("/next.jpg")))
             queued.cancel()

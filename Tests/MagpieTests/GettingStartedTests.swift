@@ -78,7 +78,7 @@ struct GettingStartedTests {
             #expect(await describe(fixture.pipeline, url: fixture.server.url("/missing.jpg")) == "the server said 404")
             let cell = AvatarCell()
             configure(cell, with: url, pipeline: fixture.pipeline)
-            try await BindingTests.waitUntil { cell.image?.width == 96 }
+            try await waitUntil { cell.image?.width == 96 }
             let configured = makePipeline(token: "t")
             #expect(configured.configuration.maximumConcurrentDownloads == 4)
             await configured.shutdown()

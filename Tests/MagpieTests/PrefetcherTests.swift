@@ -72,10 +72,10 @@ struct PrefetcherTests {
             fixture.server.serve("/visible.jpg", .image(try TestImages.texture(width: 40, height: 30)))
             let prefetcher = ImagePrefetcher(pipeline: fixture.pipeline)
             prefetcher.start(urls)
-            try await CancellationTests.waitUntil { fixture.server.totalRequests == 1 }
+            try await waitUntil { fixture.server.totalRequests == 1 }
             let view = RecordingView()
             let task = fixture.pipeline.bind(fixture.server.url("/visible.jpg"), to: view)
-            try await CancellationTests.waitUntil { fixture.pipeline.downloadQueue.waiting == 2 }
+            try await waitUntil { fixture.pipeline.downloadQueue.waiting == 2 }
             gate.open()
             _ = try await task?.response
             await prefetcher.wait()
@@ -94,10 +94,10 @@ struct PrefetcherTests {
             }
             let prefetcher = ImagePrefetcher(pipeline: fixture.pipeline, maximumConcurrent: 2)
             prefetcher.start(urls)
-            try await CancellationTests.waitUntil { fixture.server.totalRequests == 2 }
+            try await waitUntil { fixture.server.totalRequests == 2 }
             prefetcher.stop()
             await prefetcher.wait()
-            try await CancellationTests.waitUntil { fixture.pipeline.inFlightTaskCount == 0 }
+            try await waitUntil { fixture.pipeline.inFlightTaskCount == 0 }
             gate.open()
             #expect(fixture.server.totalRequests == 2, "bounded concurrency: only two ever started")
             #expect(prefetcher.progress == ImagePrefetcher.Progress())

@@ -20,11 +20,11 @@ struct SchedulingTests {
             }
             for index in priorities.indices { fixture.server.serve("/q\(index).png", .image(bytes)) }
             let blockers = (0..<2).map { fixture.pipeline.imageTask(with: ImageRequest(url: fixture.server.url("/blocker\($0).png"))) }
-            try await CancellationTests.waitUntil { fixture.server.totalRequests == 2 }
+            try await waitUntil { fixture.server.totalRequests == 2 }
             let queued = priorities.enumerated().map { index, priority in
                 fixture.pipeline.imageTask(with: ImageRequest(url: fixture.server.url("/q\(index).png"), priority: priority))
             }
-            try await CancellationTests.waitUntil { fixture.pipeline.downloadQueue.waiting == priorities.count }
+            try await waitUntil { fixture.pipeline.downloadQueue.waiting == priorities.count }
             #expect(fixture.pipeline.downloadQueue.running == 2)
             gates[0].open()
             for task in queued { _ = try await task.response }
@@ -59,7 +59,7 @@ struct SchedulingTests {
         fixture.server.serve("/blocker.png", .image(bytes, gate: gate))
         for name in names { fixture.server.serve("/\(name).png", .image(bytes)) }
         let blocker = fixture.pipeline.imageTask(with: ImageRequest(url: fixture.server.url("/blocker.png")))
-        try await CancellationTests.waitUntil { fixture.server.totalRequests == 1 }
+        try await waitUntil { fixture.server.totalRequests == 1 }
         return (blocker, gate)
     }
 
@@ -69,7 +69,7 @@ struct SchedulingTests {
             let a = fixture.pipeline.imageTask(with: ImageRequest(url: fixture.server.url("/a.png")))
             let b = fixture.pipeline.imageTask(with: ImageRequest(url: fixture.server.url("/b.png")))
             let c = fixture.pipeline.imageTask(with: ImageRequest(url: fixture.server.url("/c.png"), priority: .low))
-            try await CancellationTests.waitUntil { fixture.pipeline.inFlightTaskCount == 8 }
+            try await waitUntil { fixture.pipeline.inFlightTaskCount == 8 }
             c.priority = .veryHigh
             gate.open()
             for task in [blocker, a, b, c] { _ = try await task.response }
@@ -85,7 +85,7 @@ struct SchedulingTests {
             let yHigh = fixture.pipeline.imageTask(
                 with: ImageRequest(url: fixture.server.url("/y.png"), thumbnail: .init(width: 4, height: 4), priority: .veryHigh))
             // blocker, x: an image and a data task each; y: two image tasks sharing one data task.
-            try await CancellationTests.waitUntil { fixture.pipeline.inFlightTaskCount == 7 }
+            try await waitUntil { fixture.pipeline.inFlightTaskCount == 7 }
             gate.open()
             for task in [blocker, x, yLow, yHigh] { _ = try await task.response }
             #expect(fixture.server.requestLog == ["/blocker.png", "/y.png", "/x.png"])

@@ -92,7 +92,7 @@ struct ScrollSimulationTests {
         try await withTestFixture(configure: { $0.downloadOrder = .lifo }) { fixture in
             let table = ScrollingTable(pipeline: fixture.pipeline, urls: try Self.serveRows(fixture))
             try await table.scroll(rows: Self.scrolledRows)
-            try await BindingTests.waitUntil { table.visibleRowsShowTheirImages }
+            try await waitUntil { table.visibleRowsShowTheirImages }
 
             #expect(table.wrongImages.isEmpty, "\(table.wrongImages.prefix(5))")
             #expect(table.visibleRowsShowTheirImages)
@@ -109,7 +109,7 @@ struct ScrollSimulationTests {
             withKnownIssue("wasted bytes for rows scrolled away are above 10%", isIntermittent: true) {
                 #expect(Double(bytesWasted) < Double(bytesShown) * 0.10, "wasted \(bytesWasted) of \(bytesShown) bytes")
             }
-            try await CancellationTests.waitUntil { fixture.pipeline.inFlightTaskCount == 0 }
+            try await waitUntil { fixture.pipeline.inFlightTaskCount == 0 }
         }
     }
 
