@@ -86,9 +86,7 @@ public final class ImagePipeline: Sendable {
     /// Loads the image a request describes. Cancelling the calling task cancels the load.
     public func image(for request: ImageRequest) async throws(MagpieError) -> ImageResponse {
         // A memory hit needs no task, no event stream and no suspension.
-        if readsMemory(request), let memoryCache,
-            let image = memoryCache[ImageCacheKey(dataKey: configuration.cacheKey(request.url), thumbnail: request.thumbnail)]
-        {
+        if readsMemory(request), let image = cachedImage(for: request) {
             recorder.record { statistics in
                 statistics.requests += 1
                 statistics.memoryHits += 1
@@ -178,6 +176,11 @@ public final class ImagePipeline: Sendable {
 
     // MARK: - Events
 
+    private func recordCoalesced() {
+        recorder.record { $0.coalesced += 1 }
+        metrics.recordCoalesced()
+    }
+
     private func emit(_ event: PipelineEvent) {
         metrics.record(event)
         if case .failed(_, let url, let error) = event {
@@ -230,10 +233,7 @@ public final class ImagePipeline: Sendable {
         let (shared, joined) = imageTasks.task(for: keys.imageWork) { [self] shared throws(MagpieError) in
             try await decode(request, keys: keys, arrival: task.arrival, shared: shared)
         }
-        if joined {
-            recorder.record { $0.coalesced += 1 }
-            metrics.recordCoalesced()
-        }
+        if joined { recordCoalesced() }
         let loaded = try await shared.value(
             priority: task.priority,
             registered: { subscription in task.attach { subscription.setPriority($0) } },
@@ -319,10 +319,7 @@ public final class ImagePipeline: Sendable {
         let (shared, joined) = dataTasks.task(for: keys.dataWork) { [self] shared throws(MagpieError) in
             try await fetch(request, keys: keys, arrival: arrival, shared: shared)
         }
-        if joined {
-            recorder.record { $0.coalesced += 1 }
-            metrics.recordCoalesced()
-        }
+        if joined { recordCoalesced() }
         return shared
     }
 
