@@ -52,7 +52,9 @@ final class ScrollingTable {
     }
 
     var visibleRowsShowTheirImages: Bool {
-        cells.allSatisfy { $0.history.last.map { $0.row == $0.row && $0.width == Self.width(ofRow: $0.row) } ?? false }
+        cells.allSatisfy { cell in
+            cell.history.last.map { $0.row == cell.row && $0.width == Self.width(ofRow: cell.row) } ?? false
+        }
     }
 
     /// Displays of an image that belongs to another row than the cell's at that moment.
