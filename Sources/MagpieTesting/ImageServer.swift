@@ -33,6 +33,7 @@ public final class ImageServer: Sendable {
         let (portStream, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let application = Application(
             responder: RouteResponder(routes: routes),
+            server: .http1(configuration: .init(additionalChannelHandlers: [ClientAbortHandler()])),
             configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: nil),
             onServerRunning: { channel in
                 portContinuation.yield(channel.localAddress?.port ?? 0)
