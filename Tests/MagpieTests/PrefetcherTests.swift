@@ -1,6 +1,7 @@
 import Foundation
 import Magpie
 import MagpieTesting
+import NIOConcurrencyHelpers
 import Testing
 
 @Suite("Prefetching")
@@ -101,6 +102,29 @@ struct PrefetcherTests {
             gate.open()
             #expect(fixture.server.totalRequests == 2, "bounded concurrency: only two ever started")
             #expect(prefetcher.progress == ImagePrefetcher.Progress())
+        }
+    }
+
+    @Test func eachURLIsReportedWithItsOutcome() async throws {
+        try await withTestFixture { fixture in
+            let urls = try Self.serveGallery(fixture, count: 2)
+            let missing = fixture.server.url("/missing.jpg")
+            let updates = NIOLockedValueBox<[URL: ImagePrefetcher.Outcome]>([:])
+            let prefetcher = ImagePrefetcher(pipeline: fixture.pipeline) { update in
+                updates.withLockedValue { $0[update.url] = update.outcome }
+            }
+            prefetcher.start([urls[0]])
+            await prefetcher.wait()
+            prefetcher.start(urls + [missing])
+            await prefetcher.wait()
+            let reported = updates.withLockedValue { $0 }
+            #expect(reported.count == 3)
+            if case .skipped? = reported[urls[0]] {} else { Issue.record("first URL: \(String(describing: reported[urls[0]]))") }
+            if case .completed? = reported[urls[1]] {} else { Issue.record("second URL: \(String(describing: reported[urls[1]]))") }
+            if case .failed(.httpStatus(404, _))? = reported[missing] {} else {
+                Issue.record("missing URL: \(String(describing: reported[missing]))")
+            }
+            #expect(prefetcher.progress.failed == 1 && prefetcher.progress.total == 4)
         }
     }
 }

@@ -127,7 +127,9 @@ struct DiskFiles: Sendable {
                 if stat(full, &status) == 0, time(nil) - status.st_mtim.tv_sec > 3600 { unlink(full) }
                 continue
             }
-            guard name.count == 64 else { continue }
+            // Only names this cache could have made (SHA-256 in hex), so a cache pointed at a
+            // folder with other files never evicts or clears them.
+            guard name.utf8.count == 64, name.utf8.allSatisfy(\.isLowercaseHexDigit) else { continue }
             var status = stat()
             guard stat(full, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { continue }
             let modified = Date(
@@ -136,4 +138,8 @@ struct DiskFiles: Sendable {
         }
         return files
     }
+}
+
+extension UInt8 {
+    fileprivate var isLowercaseHexDigit: Bool { (0x30...0x39).contains(self) || (0x61...0x66).contains(self) }
 }

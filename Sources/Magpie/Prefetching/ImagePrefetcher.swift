@@ -38,6 +38,26 @@ public final class ImagePrefetcher: Sendable {
         public init() {}
     }
 
+    /// How one URL ended.
+    public enum Outcome: Sendable {
+        /// Loaded into the cache.
+        case completed
+        /// Already cached; nothing was loaded.
+        case skipped
+        /// The load failed.
+        case failed(MagpieError)
+    }
+
+    /// One URL dealt with, and the progress after it (what SDWebImage's prefetcher delegate hears).
+    public struct Update: Sendable {
+        /// The URL.
+        public let url: URL
+        /// How its prefetch ended.
+        public let outcome: Outcome
+        /// Progress including this URL.
+        public let progress: Progress
+    }
+
     private struct State {
         var progress = Progress()
         var runs: [UInt64: Task<Void, Never>] = [:]
@@ -48,13 +68,14 @@ public final class ImagePrefetcher: Sendable {
     private let destination: Destination
     private let thumbnail: ImageRequest.Thumbnail?
     private let maximumConcurrent: Int
-    private let onProgress: (@Sendable (Progress) -> Void)?
+    private let onProgress: (@Sendable (Update) -> Void)?
     private let state = NIOLockedValueBox(State())
 
-    /// Creates a prefetcher. `onProgress` is called after each URL is dealt with.
+    /// Creates a prefetcher. `onProgress` is called after each URL is dealt with (cancelled ones
+    /// are not reported).
     public init(
         pipeline: ImagePipeline, destination: Destination = .diskCache, thumbnail: ImageRequest.Thumbnail? = nil,
-        maximumConcurrent: Int = 2, onProgress: (@Sendable (Progress) -> Void)? = nil
+        maximumConcurrent: Int = 2, onProgress: (@Sendable (Update) -> Void)? = nil
     ) {
         self.pipeline = pipeline
         self.destination = destination
@@ -127,7 +148,7 @@ public final class ImagePrefetcher: Sendable {
             } catch .cancelled {
                 return
             } catch {
-                outcome = .failed
+                outcome = .failed(error)
             }
         }
         let progress = state.withLockedValue { state -> Progress? in
@@ -140,11 +161,7 @@ public final class ImagePrefetcher: Sendable {
             }
             return state.progress
         }
-        if let progress { onProgress?(progress) }
-    }
-
-    private enum Outcome {
-        case completed, failed, skipped
+        if let progress { onProgress?(Update(url: url, outcome: outcome, progress: progress)) }
     }
 
     private func isCached(_ request: ImageRequest) -> Bool {
