@@ -60,6 +60,7 @@ let package = Package(
             dependencies: [
                 "Magpie",
                 "CMagpieTestSupport",
+                "CMagpieVips",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -69,13 +70,21 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        .executableTarget(
-            name: "magpie",
+        .target(
+            name: "MagpieCLI",
             dependencies: [
                 "Magpie",
                 "MagpieTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "magpie",
+            dependencies: ["MagpieCLI"],
             swiftSettings: strictSettings
         ),
         .executableTarget(
@@ -87,7 +96,7 @@ let package = Package(
         .testTarget(
             name: "MagpieTests",
             dependencies: [
-                "Magpie", "MagpieTesting",
+                "Magpie", "MagpieTesting", "MagpieCLI",
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

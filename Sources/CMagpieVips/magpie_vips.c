@@ -1,6 +1,7 @@
 #include "magpie_vips.h"
 
 #include <png.h>
+#include <stdio.h>
 #include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -435,6 +436,8 @@ int magpie_vips_encode(const unsigned char *pixels, int width, int height, const
         }
     } else if (strcmp(format, "webp") == 0) {
         failed = vips_webpsave_buffer(image, &buffer, &size, "Q", quality, NULL);
+    } else if (strcmp(format, "gif") == 0) {
+        failed = vips_gifsave_buffer(image, &buffer, &size, NULL);
     } else {
         g_object_unref(image);
         set_error(error, error_length, "unknown output format");
@@ -451,3 +454,30 @@ int magpie_vips_encode(const unsigned char *pixels, int width, int height, const
 }
 
 void magpie_vips_free_buffer(void *buffer) { g_free(buffer); }
+
+int magpie_vips_render_text(const char *text, int height_pixels, unsigned char **mask,
+                            int *width, int *height, char *error, size_t error_length) {
+    *mask = NULL;
+    *width = 0;
+    *height = 0;
+    VipsImage *rendered = NULL;
+    // The font size is in points at the given dpi; 72 dpi makes a point one pixel.
+    char font[64];
+    snprintf(font, sizeof font, "sans bold %d", height_pixels > 4 ? height_pixels * 3 / 4 : 3);
+    if (vips_text(&rendered, text, "font", font, "dpi", 72, NULL)) {
+        take_error(error, error_length, "could not render text");
+        return MAGPIE_VIPS_FAILED;
+    }
+    size_t size = 0;
+    void *bytes = vips_image_write_to_memory(rendered, &size);
+    *width = vips_image_get_width(rendered);
+    *height = vips_image_get_height(rendered);
+    g_object_unref(rendered);
+    if (!bytes || size != (size_t)*width * *height) {
+        g_free(bytes);
+        set_error(error, error_length, "unexpected text image layout");
+        return MAGPIE_VIPS_FAILED;
+    }
+    *mask = bytes;
+    return MAGPIE_VIPS_OK;
+}

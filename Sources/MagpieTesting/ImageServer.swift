@@ -25,8 +25,8 @@ public final class ImageServer: Sendable {
         self.runner = runner
     }
 
-    /// Starts a server on 127.0.0.1, port 0 (chosen by the system).
-    public static func start(logger: Logger = Logger(label: "magpie.test-server")) async throws -> ImageServer {
+    /// Starts a server on 127.0.0.1, on `port` or, with 0, one the system chooses.
+    public static func start(port: Int = 0, logger: Logger = Logger(label: "magpie.test-server")) async throws -> ImageServer {
         let routes = RouteTable()
         var quiet = logger
         quiet.logLevel = .critical
@@ -34,7 +34,7 @@ public final class ImageServer: Sendable {
         let application = Application(
             responder: RouteResponder(routes: routes),
             server: .http1(configuration: .init(additionalChannelHandlers: [ClientAbortHandler()])),
-            configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: nil),
+            configuration: .init(address: .hostname("127.0.0.1", port: port), serverName: nil),
             onServerRunning: { channel in
                 portContinuation.yield(channel.localAddress?.port ?? 0)
                 portContinuation.finish()
@@ -63,18 +63,30 @@ public final class ImageServer: Sendable {
         routes.set(route, for: path)
     }
 
-    /// Serves every regular file of `directory` under `prefix`, by name.
-    public func serveDirectory(_ directory: URL, under prefix: String = "/") throws {
-        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
-        for name in names {
-            let file = directory.appendingPathComponent(name)
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory), !isDirectory.boolValue,
+    /// Serves every regular file in `directory` and its subfolders under `prefix`, by relative
+    /// path, each route adjusted by `adjust` (for latency or bandwidth). Returns the paths served.
+    @discardableResult
+    public func serveDirectory(
+        _ directory: URL, under prefix: String = "/", adjust: (inout ServedRoute) -> Void = { _ in }
+    ) throws -> [String] {
+        let root = directory.standardizedFileURL
+        guard let walker = FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.isRegularFileKey]) else {
+            throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: directory.path])
+        }
+        var paths: [String] = []
+        let base = prefix.hasSuffix("/") ? prefix : prefix + "/"
+        for case let file as URL in walker {
+            guard (try? file.resourceValues(forKeys: [.isRegularFileKey]))?.isRegularFile == true,
                 let data = FileManager.default.contents(atPath: file.path)
             else { continue }
-            let path = (prefix.hasSuffix("/") ? prefix : prefix + "/") + name
-            serve(path, .image(Array(data)))
+            let relative = file.standardizedFileURL.path.dropFirst(root.path.count).drop { $0 == "/" }
+            var route = ServedRoute.image(Array(data))
+            adjust(&route)
+            let path = base + relative
+            serve(path, route)
+            paths.append(path)
         }
+        return paths.sorted()
     }
 
     /// Changes the route on `path` in place, for example to add latency.

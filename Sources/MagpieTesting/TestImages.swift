@@ -5,15 +5,17 @@ public import Magpie
 /// whose headers declare enormous sizes.
 public enum TestImages {
     /// A gradient with noise and stripes, `width` by `height`, encoded as `format`.
-    /// `seed` changes the texture so images of one size differ.
+    /// `seed` changes the texture so images of one size differ; `label` is written across it.
     public static func texture(
-        width: Int, height: Int, format: EncodedFormat = .jpeg, seed: UInt32 = 1, progressive: Bool = false
+        width: Int, height: Int, format: EncodedFormat = .jpeg, seed: UInt32 = 1, progressive: Bool = false,
+        label: String? = nil
     ) throws -> [UInt8] {
-        try ImageEncoder(quality: 85, progressive: progressive).encode(pixels(width: width, height: height, seed: seed), as: format)
+        try ImageEncoder(quality: 85, progressive: progressive)
+            .encode(pixels(width: width, height: height, seed: seed, label: label), as: format)
     }
 
-    /// The decoded texture (what ``texture(width:height:format:seed:progressive:)`` encodes).
-    public static func pixels(width: Int, height: Int, seed: UInt32 = 1) -> DecodedImage {
+    /// The decoded texture (what ``texture(width:height:format:seed:progressive:label:)`` encodes).
+    public static func pixels(width: Int, height: Int, seed: UInt32 = 1, label: String? = nil) -> DecodedImage {
         var pixels = [UInt8](repeating: 255, count: width * height * 4)
         var state = seed &* 2_654_435_761 | 1
         let hue = Int(seed % 3)
@@ -34,6 +36,7 @@ public enum TestImages {
                 }
             }
         }
+        if let label { TextStamp.stamp(label, on: &pixels, width: width, height: height) }
         return DecodedImage(width: width, height: height, pixels: pixels)
     }
 

@@ -109,22 +109,27 @@ struct PrefetcherTests {
         try await withTestFixture { fixture in
             let urls = try Self.serveGallery(fixture, count: 2)
             let missing = fixture.server.url("/missing.jpg")
+            fixture.server.serve("/page.html", .image(Array("<html>hello</html>".utf8), contentType: "text/html"))
+            let page = fixture.server.url("/page.html")
             let updates = NIOLockedValueBox<[URL: ImagePrefetcher.Outcome]>([:])
             let prefetcher = ImagePrefetcher(pipeline: fixture.pipeline) { update in
                 updates.withLockedValue { $0[update.url] = update.outcome }
             }
             prefetcher.start([urls[0]])
             await prefetcher.wait()
-            prefetcher.start(urls + [missing])
+            prefetcher.start(urls + [missing, page])
             await prefetcher.wait()
             let reported = updates.withLockedValue { $0 }
-            #expect(reported.count == 3)
+            #expect(reported.count == 4)
             if case .skipped? = reported[urls[0]] {} else { Issue.record("first URL: \(String(describing: reported[urls[0]]))") }
             if case .completed? = reported[urls[1]] {} else { Issue.record("second URL: \(String(describing: reported[urls[1]]))") }
             if case .failed(.httpStatus(404, _))? = reported[missing] {} else {
                 Issue.record("missing URL: \(String(describing: reported[missing]))")
             }
-            #expect(prefetcher.progress.failed == 1 && prefetcher.progress.total == 4)
+            if case .failed(.unsupportedFormat)? = reported[page] {} else {
+                Issue.record("a page that is not an image warms nothing: \(String(describing: reported[page]))")
+            }
+            #expect(prefetcher.progress.failed == 2 && prefetcher.progress.total == 5)
         }
     }
 }

@@ -73,13 +73,18 @@ int magpie_vips_decode(const void *data, size_t length, uint64_t max_pixels,
 /// Frees the pixels of an image returned by `magpie_vips_decode`.
 void magpie_vips_free_image(magpie_vips_image *image);
 
-/// Encodes RGBA8 pixels to "png", "jpeg", "jpeg-progressive" or "webp". `quality` applies to lossy formats.
+/// Encodes RGBA8 pixels to "png", "jpeg", "jpeg-progressive", "webp" or "gif". `quality` applies to lossy formats.
 int magpie_vips_encode(const unsigned char *pixels, int width, int height, const char *format,
                        int quality, unsigned char **output, size_t *output_length,
                        char *error, size_t error_length);
 
-/// Frees a buffer returned by `magpie_vips_encode`.
+/// Frees a buffer returned by `magpie_vips_encode` or `magpie_vips_render_text`.
 void magpie_vips_free_buffer(void *buffer);
+
+/// Renders `text` (Pango markup allowed) as an 8-bit coverage mask, `height_pixels` tall at
+/// most, with the system's sans-serif font. The mask is `*width` by `*height` bytes.
+int magpie_vips_render_text(const char *text, int height_pixels, unsigned char **mask,
+                            int *width, int *height, char *error, size_t error_length);
 
 #ifdef __cplusplus
 }

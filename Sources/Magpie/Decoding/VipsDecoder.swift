@@ -72,7 +72,9 @@ public struct VipsDecoder: ImageDecoding {
 }
 
 /// Starts libvips once per process and sends its warnings to swift-log.
-enum VipsRuntime {
+/// libvips, started once with its log forwarded to swift-log. `package` so MagpieTesting's
+/// image makers share the one start-up.
+package enum VipsRuntime {
     static let logger = Logger(label: "magpie.vips")
 
     private static let startResult: Result<Void, MagpieError> = {
@@ -93,7 +95,7 @@ enum VipsRuntime {
         return .success(())
     }()
 
-    static func start() throws(MagpieError) {
+    package static func start() throws(MagpieError) {
         try startResult.get()
     }
 }

@@ -2,7 +2,7 @@ import CMagpieVips
 
 /// Formats ``ImageEncoder`` writes.
 public enum EncodedFormat: String, Sendable, CaseIterable {
-    case png, jpeg, webp
+    case png, jpeg, webp, gif
 
     /// The usual file name extension.
     public var fileExtension: String { self == .jpeg ? "jpg" : rawValue }

@@ -141,7 +141,12 @@ public final class ImagePrefetcher: Sendable {
         } else {
             do throws(MagpieError) {
                 switch destination {
-                case .diskCache: _ = try await pipeline.data(for: request)
+                case .diskCache:
+                    // Bytes that are not an image are never cached, so they did not warm anything.
+                    let data = try await pipeline.data(for: request).data
+                    if ImageFormat(sniffing: data) == .unknown {
+                        throw MagpieError.unsupportedFormat("the data is not in an image format Magpie recognises")
+                    }
                 case .memoryCache: _ = try await pipeline.image(for: request)
                 }
                 outcome = .completed

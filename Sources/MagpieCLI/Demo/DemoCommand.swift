@@ -18,13 +18,13 @@ struct DemoCommand: AsyncParsableCommand {
     var thumbnail: String = "256x256"
 
     func validate() throws {
-        guard Thumbnail.parse(thumbnail) != nil else { throw ValidationError("--thumbnail must look like 256x256.") }
+        guard ThumbnailBox.parse(thumbnail) != nil else { throw ValidationError("--thumbnail must look like 256x256.") }
         guard latency >= 0 else { throw ValidationError("--latency cannot be negative.") }
     }
 
     func run() async throws {
         let root = URL(fileURLWithPath: workspace)
-        let box = Thumbnail.parse(thumbnail)!
+        let box = ThumbnailBox.parse(thumbnail)!
         print("Preparing the gallery…")
         let files = try DemoGallery.prepare(in: root.appendingPathComponent("gallery"))
 

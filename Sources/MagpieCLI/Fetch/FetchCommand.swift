@@ -1,0 +1,123 @@
+import ArgumentParser
+import Foundation
+import Magpie
+import NIOConcurrencyHelpers
+
+struct FetchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fetch",
+        abstract: "Load images through the pipeline, optionally writing them to a folder.",
+        discussion: """
+            Each URL gets one line (or one JSON object with --json); a summary follows. On a terminal a \
+            progress bar shows count, bytes, rate and time left.
+            Exit status: 0 when every image loaded, 1 when some failed, 2 on usage errors.
+            """)
+
+    @Argument(help: "Image URLs (http or https).")
+    var urls: [String] = []
+
+    @Option(name: [.customShort("i"), .customLong("input")], help: ArgumentHelp("Also read URLs from a file, one per line ('-' for standard input).", valueName: "file"))
+    var input: String?
+
+    @Option(help: ArgumentHelp("Write each image to this folder as <name>.<format>.", valueName: "dir"))
+    var output: String?
+
+    @Option(help: ArgumentHelp("Format of written images (default: original, or png with --thumbnail).", valueName: "png|jpeg|webp|original"))
+    var format: OutputFormat?
+
+    @Option(help: ArgumentHelp("Decode at thumbnail size, e.g. 256x256.", valueName: "WxH"))
+    var thumbnail: String?
+
+    @Option(help: ArgumentHelp("Thumbnail mode: fit inside the box, or fill it and crop the overflow.", valueName: "fit|fill"))
+    var fit: FitMode = .fit
+
+    @Option(help: "How many images load at once.")
+    var concurrency = 8
+
+    @Flag(help: "Try URLs even if they failed recently.")
+    var retryFailed = false
+
+    @Flag(help: "Revalidate cached images with the server (If-None-Match / If-Modified-Since).")
+    var refresh = false
+
+    @Flag(help: "Do not read or write the disk cache.")
+    var noCache = false
+
+    @Flag(help: "Print one JSON object per URL instead of text (the summary goes to standard error).")
+    var json = false
+
+    @OptionGroup var cache: CacheLocation
+    @OptionGroup var verbosity: Verbosity
+
+    func validate() throws {
+        if let thumbnail, ThumbnailBox.parse(thumbnail) == nil {
+            throw ValidationError("--thumbnail must be WIDTHxHEIGHT with sizes from 1 to 20000, e.g. 256x256, not '\(thumbnail)'.")
+        }
+        if format == .original, thumbnail != nil {
+            throw ValidationError("--format original writes the downloaded bytes, so it cannot be combined with --thumbnail; choose png, jpeg or webp.")
+        }
+        if format != nil, output == nil {
+            throw ValidationError("--format needs --output: it says how images are written.")
+        }
+        guard (1...256).contains(concurrency) else { throw ValidationError("--concurrency must be between 1 and 256.") }
+        if noCache, cache.cacheDir != nil { throw ValidationError("--no-cache and --cache-dir cannot be used together.") }
+        if urls.isEmpty, input == nil { throw ValidationError("Give at least one URL, or a list with -i FILE (or -i - for standard input).") }
+    }
+
+    func run() async throws {
+        let logger = verbosity.bootstrap()
+        let texts = try urls + (input.map(URLList.read) ?? [])
+        guard !texts.isEmpty else { throw ValidationError("The URL list is empty.") }
+        let console = Console()
+        let folder: OutputFolder?
+        do {
+            folder = try output.map { path throws(OutputFolderError) in try OutputFolder(path: path) }
+        } catch {
+            console.message("error: \(error)")
+            throw ExitCode(ExitStatus.failure)
+        }
+
+        var configuration = ImagePipeline.Configuration()
+        configuration.diskCache = noCache ? nil : DataCache.Configuration(directory: cache.directory)
+        configuration.maximumConcurrentDownloads = concurrency
+        configuration.logger = logger
+        var options: ImageRequest.Options = []
+        if retryFailed { options.insert(.retryFailed) }
+        if refresh { options.insert(.refreshCached) }
+        let received = NIOLockedValueBox(0)
+        let job = FetchJob(
+            pipeline: ImagePipeline(configuration: configuration),
+            thumbnail: thumbnail.flatMap { ThumbnailBox.parse($0, mode: fit.contentMode) },
+            format: output == nil ? .png : format ?? (thumbnail == nil ? .original : .png),
+            options: options, folder: folder, received: received)
+        let summary = await fetch(texts, with: job, console: console, received: received)
+        await job.pipeline.shutdown()
+
+        for line in summary.lines { json ? console.message(line) : console.output(line) }
+        if summary.failed > 0 { throw ExitCode(ExitStatus.failure) }
+    }
+
+    private func fetch(_ texts: [String], with job: FetchJob, console: Console, received: NIOLockedValueBox<Int>) async -> FetchSummary {
+        let names = OutputFolder.baseNames(for: texts.map { URL(string: $0) })
+        let progress = LiveProgress(console: console, total: texts.count) { received.withLockedValue { $0 } }
+        let start = ContinuousClock.now
+        var summary = FetchSummary()
+        await withTaskGroup(of: FetchResult.self) { group in
+            var pending = zip(texts, names).makeIterator()
+            for _ in 0..<concurrency {
+                guard let (text, name) = pending.next() else { break }
+                group.addTask { await job.run(text, name: name) }
+            }
+            for await result in group {
+                summary.results.append(result)
+                console.output(json ? result.jsonLine : result.plainLine)
+                progress.itemFinished()
+                if let (text, name) = pending.next() { group.addTask { await job.run(text, name: name) } }
+            }
+        }
+        progress.finish()
+        summary.elapsed = ContinuousClock.now - start
+        summary.coalesced = job.pipeline.statistics.coalesced
+        return summary
+    }
+}

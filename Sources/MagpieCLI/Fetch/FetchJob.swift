@@ -1,0 +1,75 @@
+import Foundation
+import Magpie
+import NIOConcurrencyHelpers
+
+/// Loads one URL for `fetch`, writes it out if asked, and says how it went.
+struct FetchJob: Sendable {
+    let pipeline: ImagePipeline
+    let thumbnail: ImageRequest.Thumbnail?
+    let format: OutputFormat
+    let options: ImageRequest.Options
+    let folder: OutputFolder?
+    /// Body bytes received by all jobs so far, for the progress bar.
+    let received: NIOLockedValueBox<Int>
+
+    private struct Loaded {
+        let image: DecodedImage
+        let source: ImageSource
+        let bytes: Int
+        let original: [UInt8]?
+    }
+
+    func run(_ text: String, name: String) async -> FetchResult {
+        let clock = ContinuousClock()
+        let start = clock.now
+        func elapsed() -> Double { (clock.now - start).milliseconds }
+        guard let url = URL(string: text) else {
+            return .failure(url: text, message: "bad URL: not a URL", milliseconds: 0)
+        }
+        let request = ImageRequest(url: url, thumbnail: thumbnail, options: options)
+        do {
+            let loaded = try await format == .original ? loadOriginal(request) : loadImage(request)
+            let milliseconds = elapsed()
+            let file = try write(loaded, name: name)
+            return .success(
+                url: text, source: loaded.source, width: loaded.image.width, height: loaded.image.height,
+                format: loaded.image.sourceFormat, bytes: loaded.bytes, milliseconds: milliseconds, file: file)
+        } catch let error as MagpieError {
+            return .failure(url: text, message: FailureMessage.text(for: error), milliseconds: elapsed())
+        } catch {
+            return .failure(url: text, message: "\(error)", milliseconds: elapsed())
+        }
+    }
+
+    private func loadImage(_ request: ImageRequest) async throws(MagpieError) -> Loaded {
+        let task = pipeline.imageTask(with: request)
+        var bodyBytes = 0
+        for await event in task.events {
+            guard case .progress(let count, _) = event else { continue }
+            received.withLockedValue { $0 += count - bodyBytes }
+            bodyBytes = count
+        }
+        let response = try await task.response
+        return Loaded(image: response.image, source: response.source, bytes: response.source == .network ? bodyBytes : 0, original: nil)
+    }
+
+    /// The downloaded bytes, decoded once here to prove they are an image and to measure it.
+    private func loadOriginal(_ request: ImageRequest) async throws(MagpieError) -> Loaded {
+        let data = try await pipeline.data(for: request)
+        let bytes = data.source == .network ? data.data.count : 0
+        received.withLockedValue { $0 += bytes }
+        let configuration = pipeline.configuration
+        let image = try configuration.decoder.decode(data.data, thumbnail: nil, maximumPixels: configuration.maximumPixels)
+        return Loaded(image: image, source: data.source, bytes: bytes, original: data.data)
+    }
+
+    private func write(_ loaded: Loaded, name: String) throws -> URL? {
+        guard let folder else { return nil }
+        if let original = loaded.original {
+            return try folder.write(original, name: name, fileExtension: loaded.image.sourceFormat.fileExtension(for: original))
+        }
+        let encoded = format.encoded ?? .png
+        let bytes = try ImageEncoder(quality: 90).encode(loaded.image, as: encoded)
+        return try folder.write(bytes, name: name, fileExtension: encoded.fileExtension)
+    }
+}

@@ -1,0 +1,3 @@
+import MagpieCLI
+
+await MagpieCommand.runAndExit()
