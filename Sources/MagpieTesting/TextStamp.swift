@@ -7,7 +7,7 @@ enum TextStamp {
     /// Stamps `text` onto `pixels` (`width` by `height`, RGBA8). Returns without drawing if the
     /// system cannot render text (no fonts): a label is decoration, never a reason to fail.
     static func stamp(_ text: String, on pixels: inout [UInt8], width: Int, height: Int) {
-        guard (try? VipsRuntime.start()) != nil, let mask = render(text, height: max(10, min(height / 6, width / max(4, text.count)))) else {
+        guard (try? VipsRuntime.start()) != nil, let mask = render(text, height: max(10, min(height / 5, width * 3 / (2 * max(4, text.count))))) else {
             return
         }
         let left = max(0, (width - mask.width) / 2)

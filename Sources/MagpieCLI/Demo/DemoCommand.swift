@@ -6,54 +6,75 @@ import MagpieTesting
 struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
-        abstract: "Serve a generated gallery on loopback and load it through the pipeline, cold then warm.")
+        abstract: "Serve a generated gallery on loopback and load it through the pipeline, cold then warm.",
+        discussion: """
+            The first run makes the gallery with libvips (a minute or so) and keeps it in the workspace. \
+            Each run starts with an empty disk cache, loads every image at thumbnail size (cold), then \
+            again with a new pipeline (disk cache) and once more with the same one (memory cache), and \
+            writes the thumbnails and an index.html contact sheet.
+            """)
 
-    @Option(help: "Where the gallery, cache and output go.")
+    @Option(help: ArgumentHelp("Where the gallery, cache and thumbnails go.", valueName: "dir"))
     var workspace: String = FileManager.default.temporaryDirectory.appendingPathComponent("magpie-demo").path
 
-    @Option(help: "Latency the loopback server adds to each response, in milliseconds.")
-    var latency: Int = 40
+    @Option(help: ArgumentHelp("Average latency the server adds to each response (each image gets 50–150% of it).", valueName: "ms"))
+    var latency = 60
 
-    @Option(help: "Thumbnail box, e.g. 256x256.")
-    var thumbnail: String = "256x256"
+    @Option(help: ArgumentHelp("Thumbnail box.", valueName: "WxH"))
+    var thumbnail = "256x256"
+
+    @Option(help: "How many gallery images to use.")
+    var images = 240
+
+    @Option(help: ArgumentHelp("Where the thumbnails and index.html go (default: <workspace>/thumbnails).", valueName: "dir"))
+    var output: String?
+
+    @OptionGroup var verbosity: Verbosity
 
     func validate() throws {
-        guard ThumbnailBox.parse(thumbnail) != nil else { throw ValidationError("--thumbnail must look like 256x256.") }
-        guard latency >= 0 else { throw ValidationError("--latency cannot be negative.") }
+        guard ThumbnailBox.parse(thumbnail) != nil else { throw ValidationError("--thumbnail must look like 256x256, not '\(thumbnail)'.") }
+        guard (0...10_000).contains(latency) else { throw ValidationError("--latency must be between 0 and 10000 ms.") }
+        guard (1...1000).contains(images) else { throw ValidationError("--images must be between 1 and 1000.") }
     }
 
     func run() async throws {
-        let root = URL(fileURLWithPath: workspace)
+        let logger = verbosity.bootstrap()
+        let console = Console()
+        let root = URL(fileURLWithPath: workspace, isDirectory: true)
         let box = ThumbnailBox.parse(thumbnail)!
-        print("Preparing the gallery…")
-        let files = try DemoGallery.prepare(in: root.appendingPathComponent("gallery"))
+        let items = DemoGallery.items(count: images)
+        let files = try DemoGallery.prepare(items, in: root.appendingPathComponent("gallery-v\(DemoGallery.version)"), console: console)
 
         let server = try await ImageServer.start()
-        for file in files {
+        for (index, file) in files.enumerated() {
             var route = ServedRoute.image(Array(try Data(contentsOf: file)))
-            route.latency = .milliseconds(latency)
+            // Spread over 50–150% of the average, the same on every run.
+            route.latency = .milliseconds(latency / 2 + index * 37 % (latency + 1))
             server.serve("/gallery/" + file.lastPathComponent, route)
         }
         let urls = files.map { server.url("/gallery/" + $0.lastPathComponent) }
-        print("Serving \(urls.count) images on http://127.0.0.1:\(server.port)/gallery/ with \(latency) ms latency.\n")
+        console.output("Serving \(urls.count) images at http://127.0.0.1:\(server.port)/gallery/ with \(latency) ms average latency.\n")
 
         let cache = root.appendingPathComponent("cache")
         try? FileManager.default.removeItem(at: cache)
         var configuration = ImagePipeline.Configuration()
         configuration.diskCache = .init(directory: cache)
+        configuration.logger = logger
 
-        let cold = try await DemoRun.load(urls, box: box, labels: ["cold: empty caches"], configuration: configuration)
+        let cold = try await DemoRun.load(urls, box: box, labels: ["cold: empty caches"], configuration: configuration, console: console)
         let warm = try await DemoRun.load(
             urls, box: box, labels: ["warm: new pipeline, disk cache", "warm: same pipeline, memory cache"],
-            configuration: configuration)
-        let runs = cold + warm
-        let output = root.appendingPathComponent("thumbnails")
-        try ContactSheet.write(runs[0].images, to: output)
+            configuration: configuration, console: console)
         await server.shutdown()
+        let runs = cold + warm
+        let sheet = try ContactSheet.write(
+            runs[0].images, table: runs, to: output.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? root.appendingPathComponent("thumbnails"))
 
-        print("\n| run | time | network fetches | memory hits | disk hits | bytes downloaded |")
-        print("|---|---|---|---|---|---|")
-        for run in runs { print(run.summaryRow) }
-        print("\nThumbnails and contact sheet: \(output.appendingPathComponent("index.html").path)")
+        console.output("")
+        for line in DemoRun.table(runs) { console.output(line) }
+        if let first = runs.first, let last = runs.last, last.duration > .zero {
+            console.output(String(format: "\nThe memory-cache pass was %.0f× faster than the cold one.", first.duration.seconds / last.duration.seconds))
+        }
+        console.output("Contact sheet: \(sheet.path)")
     }
 }

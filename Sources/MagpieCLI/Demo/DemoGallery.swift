@@ -1,51 +1,71 @@
+import Dispatch
 import Foundation
 import Magpie
 import MagpieTesting
+import NIOConcurrencyHelpers
 
-/// The demo's images, made once and kept: textures of many sizes and formats.
+/// The demo's images, made once with libvips and kept: labelled textures from thumbnails to
+/// 12-megapixel photos in every format the pipeline decodes.
 enum DemoGallery {
-    struct Item {
+    struct Item: Sendable {
         let name: String
         let width: Int
         let height: Int
         let format: EncodedFormat
         let progressive: Bool
+
+        var fileName: String { "\(name).\(format.fileExtension)" }
+
+        var label: String {
+            let kind = progressive ? "progressive JPEG" : format == .jpeg ? "JPEG" : format.rawValue.uppercased()
+            return "\(name) · \(width)×\(height) · \(kind)"
+        }
     }
 
-    /// About 150 images from 160 px thumbnails to 12 MP photos, in JPEG (baseline and
-    /// progressive), PNG and WebP.
-    static let items: [Item] = {
-        let sizes: [(Int, Int)] = [(160, 120), (320, 240), (640, 480), (800, 600), (1024, 768), (1280, 720), (1600, 1200), (2048, 1365)]
-        var items: [Item] = []
-        for index in 0..<144 {
-            let (width, height) = sizes[index % sizes.count]
-            let format: EncodedFormat = [.jpeg, .jpeg, .png, .webp][index % 4]
-            let progressive = format == .jpeg && index % 8 < 4
-            items.append(Item(name: String(format: "photo-%03d", index), width: width, height: height, format: format, progressive: progressive))
-        }
-        for index in 0..<4 {
-            items.append(Item(name: "camera-\(index)", width: 4000, height: 3000, format: .jpeg, progressive: index.isMultiple(of: 2)))
-        }
-        return items
-    }()
+    /// Bumped when the gallery's recipe changes, so an old gallery on disk is not reused.
+    static let version = 2
 
-    /// Writes missing images into `directory` and returns every file, printing progress.
-    static func prepare(in directory: URL) throws -> [URL] {
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        var files: [URL] = []
-        var made = 0
-        for (index, item) in items.enumerated() {
-            let file = directory.appendingPathComponent("\(item.name).\(item.format.fileExtension)")
-            if !FileManager.default.fileExists(atPath: file.path) {
-                let bytes = try TestImages.texture(
-                    width: item.width, height: item.height, format: item.format, seed: UInt32(index + 1), progressive: item.progressive)
-                try Data(bytes).write(to: file, options: .atomic)
-                made += 1
-                if made % 25 == 0 { print("  made \(made) images…") }
+    /// `count` images (240 by default): sizes cycle from 96 px avatars to 2048 px photos, formats
+    /// cycle through baseline and progressive JPEG, PNG, WebP and GIF (GIF only up to 800 px, as
+    /// real GIFs are), and every 60th image is a 4000×3000 camera photo.
+    static func items(count: Int = 240) -> [Item] {
+        let sizes = [(96, 96), (150, 150), (320, 240), (480, 640), (640, 480), (800, 600), (1024, 768), (1280, 720), (1600, 1200), (2048, 1365)]
+        let formats: [(EncodedFormat, Bool)] = [(.jpeg, false), (.jpeg, true), (.png, false), (.webp, false), (.gif, false)]
+        return (0..<count).map { index in
+            let name = String(format: "image-%03d", index)
+            if index % 60 == 59 {
+                return Item(name: name, width: 4000, height: 3000, format: .jpeg, progressive: index % 120 == 59)
             }
-            files.append(file)
+            let (width, height) = sizes[index % sizes.count]
+            var (format, progressive) = formats[index % formats.count]
+            if format == .gif, width > 800 { format = .webp }
+            return Item(name: name, width: width, height: height, format: format, progressive: progressive)
         }
-        if made > 0 { print("  made \(made) images in \(directory.path)") }
-        return files
+    }
+
+    /// Writes the missing images of `items` into `directory` (on all cores) and returns every file.
+    static func prepare(_ items: [Item], in directory: URL, console: Console) throws -> [URL] {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let missing = items.enumerated().filter { !FileManager.default.fileExists(atPath: directory.appendingPathComponent($0.element.fileName).path) }
+        if !missing.isEmpty {
+            console.output("Making \(missing.count) gallery images in \(directory.path) (once)…")
+            let progress = LiveProgress(console: console, total: missing.count) { 0 }
+            let failure = NIOLockedValueBox<(any Error)?>(nil)
+            DispatchQueue.concurrentPerform(iterations: missing.count) { position in
+                let (index, item) = missing[position]
+                do {
+                    let bytes = try TestImages.texture(
+                        width: item.width, height: item.height, format: item.format, seed: UInt32(index + 1),
+                        progressive: item.progressive, label: item.label)
+                    try Data(bytes).write(to: directory.appendingPathComponent(item.fileName), options: .atomic)
+                } catch {
+                    failure.withLockedValue { $0 = error }
+                }
+                progress.itemFinished()
+            }
+            progress.finish()
+            if let error = failure.withLockedValue({ $0 }) { throw error }
+        }
+        return items.map { directory.appendingPathComponent($0.fileName) }
     }
 }

@@ -1,0 +1,91 @@
+import Foundation
+import Testing
+
+/// The built `magpie` binary, run as a child process the way a person or a script runs it.
+struct MagpieTool {
+    struct Result {
+        let status: Int32
+        let standardOutput: String
+        let standardError: String
+
+        var outputLines: [String] { standardOutput.split(separator: "\n").map(String.init) }
+    }
+
+    let executable: URL
+    /// Stands in for the user's home, so nothing touches the real `~/.cache`.
+    let home: URL
+
+    /// The binary next to the test bundle (SwiftPM builds both into one folder), or `MAGPIE_CLI`.
+    static func locate() throws -> MagpieTool {
+        let environment = ProcessInfo.processInfo.environment
+        let candidate: URL
+        if let path = environment["MAGPIE_CLI"] {
+            candidate = URL(fileURLWithPath: path)
+        } else {
+            let testBinary = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+            candidate = testBinary.deletingLastPathComponent().appendingPathComponent("magpie")
+        }
+        try #require(FileManager.default.isExecutableFile(atPath: candidate.path), "build the magpie product first: \(candidate.path)")
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("magpie-cli-home-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        return MagpieTool(executable: candidate, home: home)
+    }
+
+    /// Runs `magpie arguments…`, feeding `input` on standard input, and waits for it to exit
+    /// (killing it after `limit`, so a hang fails the test instead of stalling the suite).
+    func run(_ arguments: [String], input: String = "", limit: Duration = .seconds(120)) async throws -> Result {
+        let scratch = home.appendingPathComponent("run-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let (inputFile, outputFile, errorFile) = (
+            scratch.appendingPathComponent("stdin"), scratch.appendingPathComponent("stdout"), scratch.appendingPathComponent("stderr")
+        )
+        try Data(input.utf8).write(to: inputFile)
+        FileManager.default.createFile(atPath: outputFile.path, contents: nil)
+        FileManager.default.createFile(atPath: errorFile.path, contents: nil)
+
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.environment = ["HOME": home.path, "PATH": "/usr/bin:/bin", "TERM": "dumb", "LANG": "C.UTF-8"]
+        process.standardInput = try FileHandle(forReadingFrom: inputFile)
+        process.standardOutput = try FileHandle(forWritingTo: outputFile)
+        process.standardError = try FileHandle(forWritingTo: errorFile)
+        let watchdog = Task {
+            try await Task.sleep(for: limit)
+            if process.isRunning { process.terminate() }
+        }
+        defer { watchdog.cancel() }
+        let status = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int32, any Error>) in
+            process.terminationHandler = { finished in continuation.resume(returning: finished.terminationStatus) }
+            do {
+                try process.run()
+            } catch {
+                process.terminationHandler = nil
+                continuation.resume(throwing: error)
+            }
+        }
+        return Result(
+            status: status,
+            standardOutput: String(decoding: try Data(contentsOf: outputFile), as: UTF8.self),
+            standardError: String(decoding: try Data(contentsOf: errorFile), as: UTF8.self))
+    }
+
+    /// Starts `magpie arguments…` without waiting, for long-running commands such as `serve`.
+    func start(_ arguments: [String]) throws -> (process: Process, output: URL) {
+        let output = home.appendingPathComponent("stdout-\(UUID().uuidString)")
+        FileManager.default.createFile(atPath: output.path, contents: nil)
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.environment = ["HOME": home.path, "PATH": "/usr/bin:/bin", "TERM": "dumb"]
+        process.standardOutput = try FileHandle(forWritingTo: output)
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return (process, output)
+    }
+
+    func cleanUp() {
+        try? FileManager.default.removeItem(at: home)
+    }
+}
