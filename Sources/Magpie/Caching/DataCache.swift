@@ -31,12 +31,15 @@ public final class DataCache: Sendable {
         }
     }
 
-    /// `$XDG_CACHE_HOME/magpie`, else `~/.cache/magpie`.
+    /// `$XDG_CACHE_HOME/magpie`, else `$HOME/.cache/magpie` (the XDG base directory rules),
+    /// falling back to the account's home folder when `HOME` is unset.
     public static var defaultDirectory: URL {
-        if let xdg = ProcessInfo.processInfo.environment["XDG_CACHE_HOME"], !xdg.isEmpty {
+        let environment = ProcessInfo.processInfo.environment
+        if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") {
             return URL(fileURLWithPath: xdg).appendingPathComponent("magpie", isDirectory: true)
         }
-        return FileManager.default.homeDirectoryForCurrentUser
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0, isDirectory: true) }
+        return (home ?? FileManager.default.homeDirectoryForCurrentUser)
             .appendingPathComponent(".cache/magpie", isDirectory: true)
     }
 
