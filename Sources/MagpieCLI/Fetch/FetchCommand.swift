@@ -118,6 +118,7 @@ struct FetchCommand: AsyncParsableCommand {
         progress.finish()
         summary.elapsed = ContinuousClock.now - start
         summary.coalesced = job.pipeline.statistics.coalesced
+        summary.bytesReceived = received.withLockedValue { $0 }
         return summary
     }
 }

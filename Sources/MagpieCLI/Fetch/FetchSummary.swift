@@ -4,6 +4,8 @@ import Foundation
 struct FetchSummary {
     var results: [FetchResult] = []
     var coalesced = 0
+    /// Every body byte received, including those of responses that then failed.
+    var bytesReceived = 0
     var elapsed: Duration = .zero
 
     var succeeded: [FetchResult] { results.filter { $0.status == .ok } }
@@ -20,11 +22,10 @@ struct FetchSummary {
     }
 
     var lines: [String] {
-        let downloaded = results.reduce(0) { $0 + ($1.bytes ?? 0) }
         var lines = [
             "Loaded \(succeeded.count) of \(results.count) images in \(String(format: "%.2f", elapsed.seconds)) s",
             "  from      network \(count(from: "network")) · disk \(count(from: "disk")) · memory \(count(from: "memory")) · coalesced \(coalesced)",
-            "  bytes     \(ByteCount.format(downloaded)) downloaded",
+            "  bytes     \(ByteCount.format(bytesReceived)) downloaded",
         ]
         if let p50 = latency(percentile: 0.5), let p95 = latency(percentile: 0.95) {
             lines.append("  latency   p50 \(String(format: "%.0f", p50)) ms · p95 \(String(format: "%.0f", p95)) ms")

@@ -174,4 +174,47 @@ struct FetchCommandTests {
                 == [fixture.url("/photos/cat.jpg"), fixture.url("/art/cat.webp")])
         }
     }
+
+    @Test func refreshRevalidatesWithTheServer() async throws {
+        try await withCLIFixture { fixture in
+            fixture.server.update("/photos/cat.jpg") { $0.etag = "\"v1\"" }
+            let url = fixture.url("/photos/cat.jpg")
+            _ = try await fixture.magpie("fetch", url, "--cache-dir", fixture.cacheDirectory)
+            let cached = try await fixture.magpie("fetch", "--json", url, "--cache-dir", fixture.cacheDirectory)
+            #expect(cached.standardOutput.contains("\"source\":\"disk\""))
+            #expect(fixture.server.statistics(for: "/photos/cat.jpg").requests == 1)
+
+            let refreshed = try await fixture.magpie("fetch", "--json", "--refresh", url, "--cache-dir", fixture.cacheDirectory)
+            #expect(refreshed.status == 0)
+            let statistics = fixture.server.statistics(for: "/photos/cat.jpg")
+            #expect(statistics.requests == 2)
+            #expect(statistics.notModified == 1, "the cached bytes were revalidated, not downloaded again")
+            #expect(statistics.lastRequestHeaders["if-none-match"] == "\"v1\"")
+        }
+    }
+
+    @Test func retryFailedTriesAURLThatFailedEarlierInTheRun() async throws {
+        try await withCLIFixture { fixture in
+            let url = fixture.url("/missing.png")
+            // One at a time, so the second copy starts after the first failed.
+            let blocked = try await fixture.magpie("fetch", url, url, "--concurrency", "1", "--no-cache")
+            #expect(blocked.status == 1)
+            #expect(blocked.standardOutput.contains("failed earlier in this run; --retry-failed tries again"))
+            #expect(fixture.server.statistics(for: "/missing.png").requests == 1)
+
+            let retried = try await fixture.magpie("fetch", url, url, "--concurrency", "1", "--no-cache", "--retry-failed")
+            #expect(retried.outputLines.filter { $0.contains("HTTP 404 Not Found") }.count == 2)
+            #expect(fixture.server.statistics(for: "/missing.png").requests == 3)
+        }
+    }
+
+    @Test func verboseAddsThePipelinesLogs() async throws {
+        try await withCLIFixture { fixture in
+            let quiet = try await fixture.magpie("fetch", fixture.url("/missing.png"), "--no-cache")
+            #expect(quiet.standardError.isEmpty)
+            let verbose = try await fixture.magpie("fetch", fixture.url("/missing.png"), "--no-cache", "--verbose")
+            #expect(verbose.standardError.contains("image load failed"), "\(verbose.standardError)")
+            #expect(verbose.standardError.contains(fixture.url("/missing.png")))
+        }
+    }
 }
