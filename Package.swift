@@ -34,7 +34,7 @@ let package = Package(
         .target(
             name: "CMagpieVips",
             dependencies: ["CVips"],
-            linkerSettings: [.linkedLibrary("png16")]
+            linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z")]
         ),
         .target(
             name: "CMagpieTestSupport",
@@ -88,6 +88,11 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .executableTarget(
+            name: "MagpieProbe",
+            dependencies: ["Magpie", "MagpieTesting"],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
             name: "MagpieBenchmarks",
             dependencies: ["Magpie", "MagpieTesting"],
             path: "Benchmarks/MagpieBenchmarks",
@@ -97,6 +102,7 @@ let package = Package(
             name: "MagpieTests",
             dependencies: [
                 "Magpie", "MagpieTesting", "MagpieCLI",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

@@ -1,4 +1,5 @@
 #include "magpie_vips.h"
+#include "png_guard.h"
 
 #include <png.h>
 #include <stdio.h>
@@ -142,6 +143,8 @@ static VipsImage *open_image(const void *data, size_t length, const char *loader
 int magpie_vips_read_header(const void *data, size_t length, magpie_vips_header *header,
                             char *error, size_t error_length) {
     memset(header, 0, sizeof *header);
+    if (magpie_png_is_png(data, length) && !magpie_png_chunks_fit(data, length, error, error_length))
+        return MAGPIE_VIPS_FAILED;
     int status = find_loader(data, length, header, error, error_length);
     if (status != MAGPIE_VIPS_OK) return status;
     VipsImage *image = open_image(data, length, header->loader, VIPS_ACCESS_RANDOM, VIPS_FAIL_ON_NONE);
@@ -327,6 +330,7 @@ int magpie_vips_decode(const void *data, size_t length, uint64_t max_pixels,
     }
     int is_png = strcmp(loader, "VipsForeignLoadPngBuffer") == 0;
     int is_gif = strcmp(loader, "VipsForeignLoadNsgifBuffer") == 0;
+    if (is_png && !magpie_png_data_fits(data, length, error, error_length)) return MAGPIE_VIPS_FAILED;
     if (is_png && (status = validate_png(data, length, error, error_length)) != MAGPIE_VIPS_OK) return status;
     if (is_gif && (status = validate_gif(data, length, error, error_length)) != MAGPIE_VIPS_OK) return status;
     // libnsgif reports corrupt frame data only as a warning.

@@ -71,6 +71,44 @@ public enum TestImages {
         return gif
     }
 
+    /// A real JPEG whose frame header claims `width` by `height` (each at most 65535).
+    public static func jpegBomb(width: Int, height: Int) throws -> [UInt8] {
+        var bytes = try texture(width: 16, height: 16, format: .jpeg)
+        // SOF0/SOF2 segment: FF C0|C2, length (2), precision (1), height (2), width (2).
+        guard let marker = bytes.indices.dropLast(9).first(where: { bytes[$0] == 0xFF && (bytes[$0 + 1] == 0xC0 || bytes[$0 + 1] == 0xC2) })
+        else { throw MagpieError.decodingFailed("no frame header in the generated JPEG") }
+        bytes.replaceSubrange((marker + 5)..<(marker + 9), with: bigEndian16(height) + bigEndian16(width))
+        return bytes
+    }
+
+    /// A real lossy WebP whose canvas and VP8 frame claim `width` by `height` (each at most 16383).
+    public static func webpBomb(width: Int, height: Int) throws -> [UInt8] {
+        var bytes = try texture(width: 16, height: 16, format: .webp)
+        // VP8X (extended) header: canvas width - 1 and height - 1, 24-bit little-endian.
+        if let extended = range(of: "VP8X", in: bytes) {
+            bytes.replaceSubrange((extended + 12)..<(extended + 18), with: littleEndian24(width - 1) + littleEndian24(height - 1))
+        }
+        // VP8 key frame: 3-byte tag, start code 9D 01 2A, then 14-bit width and height.
+        guard let frame = range(of: "VP8 ", in: bytes), bytes[(frame + 11)..<(frame + 14)].elementsEqual([0x9D, 0x01, 0x2A])
+        else { throw MagpieError.decodingFailed("no VP8 key frame in the generated WebP") }
+        bytes.replaceSubrange((frame + 14)..<(frame + 18), with: littleEndian16(width & 0x3FFF) + littleEndian16(height & 0x3FFF))
+        return bytes
+    }
+
+    private static func range(of tag: String, in bytes: [UInt8]) -> Int? {
+        let pattern = Array(tag.utf8)
+        return bytes.indices.dropLast(pattern.count).first { bytes[$0..<($0 + pattern.count)].elementsEqual(pattern) }
+    }
+
+    private static func bigEndian16(_ value: Int) -> [UInt8] {
+        let clamped = UInt16(clamping: value)
+        return [UInt8(clamped >> 8), UInt8(clamped & 0xFF)]
+    }
+
+    private static func littleEndian24(_ value: Int) -> [UInt8] {
+        [UInt8(value & 0xFF), UInt8((value >> 8) & 0xFF), UInt8((value >> 16) & 0xFF)]
+    }
+
     private static func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
         let typeBytes = Array(type.utf8)
         let body = typeBytes + data

@@ -169,7 +169,16 @@ public final class DataCache: Sendable {
 
     private func read(_ key: String) -> CachedData? {
         let name = files.name(for: key)
-        guard let bytes = files.read(name) else { return nil }
+        guard let bytes = files.read(name) else {
+            // A file the index knows but the disk lost (folder deleted by hand, or a cleaner):
+            // forget it, so the size accounting matches the disk again.
+            if index.withLockedValue({ $0.entries[name] != nil }) {
+                writeQueue.async { [self] in
+                    if !FileManager.default.fileExists(atPath: files.url(for: name).path) { index.withLockedValue { $0.remove(name) } }
+                }
+            }
+            return nil
+        }
         let entry: CachedData
         do {
             entry = try DiskEntryFormat.decode(bytes, expectedKey: key)
@@ -196,9 +205,17 @@ public final class DataCache: Sendable {
             let bytes = try DiskEntryFormat.encode(entry)
             guard bytes.count <= configuration.sizeLimit else { return }
             makeRoom(for: bytes.count, replacing: name)
-            try files.writeAtomically(bytes, as: name)
+            do {
+                try files.writeAtomically(bytes, as: name)
+            } catch DiskFiles.FileError.system(_, _, ENOSPC) {
+                // The disk is fuller than the size limit allows for: give back a quarter of
+                // what the cache holds and try once more, so the newest entry gets the room.
+                problems.report("cannot write to the disk cache: its disk is full; evicting older entries to make room", logger: logger)
+                evict(toFit: index.withLockedValue { $0.totalSize } / 4 * 3)
+                try files.writeAtomically(bytes, as: name)
+            }
             index.withLockedValue { $0.record(name, size: bytes.count, lastUsed: now()) }
-            problems.clear()
+            problems.recordSuccess()
         } catch {
             problems.report("cannot write to the disk cache: \(error)", logger: logger)
         }

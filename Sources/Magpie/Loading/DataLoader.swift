@@ -36,6 +36,7 @@ struct DataLoader: Sendable {
         revalidating cached: HTTPMetadata?,
         partialBodies: Bool = false,
         now: @escaping @Sendable () -> Date,
+        onRetryAfter: @escaping @Sendable (Duration) -> Void = { _ in },
         onEvent: @escaping @Sendable (WorkEvent) -> Void
     ) async throws(MagpieError) -> Outcome {
         let limit = limits.totalTimeout
@@ -43,7 +44,8 @@ struct DataLoader: Sendable {
             return try await withThrowingTaskGroup(of: Outcome?.self) { group in
                 group.addTask {
                     try await self.exchange(
-                        outgoing, revalidating: cached, partialBodies: partialBodies, now: now, onEvent: onEvent)
+                        outgoing, revalidating: cached, partialBodies: partialBodies, now: now, onRetryAfter: onRetryAfter,
+                        onEvent: onEvent)
                 }
                 group.addTask {
                     try await Task.sleep(for: limit)
@@ -67,6 +69,7 @@ struct DataLoader: Sendable {
         revalidating cached: HTTPMetadata?,
         partialBodies: Bool,
         now: @Sendable () -> Date,
+        onRetryAfter: @Sendable (Duration) -> Void,
         onEvent: @Sendable (WorkEvent) -> Void
     ) async throws(MagpieError) -> Outcome {
         let originalURL = outgoing.url
@@ -117,6 +120,11 @@ struct DataLoader: Sendable {
             }
             guard (200..<300).contains(status) else {
                 await discard(response.body)
+                if status == 429 || status == 503, let header = response.headers.first(name: "Retry-After"),
+                    let wait = RetryAfter.wait(header, now: now())
+                {
+                    onRetryAfter(wait)
+                }
                 throw .httpStatus(status, originalURL)
             }
             let expected = response.headers.first(name: "Content-Length").flatMap { Int($0) }

@@ -1,7 +1,8 @@
 import NIOConcurrencyHelpers
 
 /// URLs that failed for a reason retrying will not fix, kept for a while so a page full of
-/// broken links does not hit the server again on every view.
+/// broken links does not hit the server again on every view; and URLs whose server asked, with
+/// `Retry-After`, not to be asked again before a given time.
 final class FailedURLBlocklist: Sendable {
     private let entries = NIOLockedValueBox([String: ContinuousClock.Instant]())
     private let duration: Duration
@@ -26,6 +27,14 @@ final class FailedURLBlocklist: Sendable {
         guard !error.isTransient, duration > .zero else { return }
         let until = now() + duration
         entries.withLockedValue { $0[key] = until }
+    }
+
+    /// Blocks `key` for `wait`, as a server's `Retry-After` asks, even for a transient failure.
+    /// A blocklist switched off (duration zero) stays off.
+    func block(_ key: String, for wait: Duration) {
+        guard duration > .zero else { return }
+        let until = now() + wait
+        entries.withLockedValue { entries in entries[key] = max(entries[key] ?? until, until) }
     }
 
     func remove(_ key: String) {

@@ -362,6 +362,7 @@ public final class ImagePipeline: Sendable {
             outcome = try await loader.load(
                 outgoing, revalidating: cached?.metadata,
                 partialBodies: request.options.contains(.progressivePreviews), now: configuration.wallClock,
+                onRetryAfter: { [blocklist] wait in blocklist.block(keys.data, for: wait) },
                 onEvent: { shared.send($0) })
         } catch {
             blocklist.record(error, for: keys.data)

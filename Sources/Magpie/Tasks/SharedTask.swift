@@ -22,12 +22,18 @@ final class SharedTask<Value: Sendable>: Sendable {
         case starting
         case running(Task<Void, Never>)
         case finished(Result<Value, MagpieError>)
+        /// Every subscriber left and the work was cancelled. A subscriber that found the task
+        /// in a pool a moment before (the race a stress test found) starts the work again
+        /// rather than receiving a cancellation it never asked for.
+        case abandoned
     }
 
     private struct State {
         var subscribers: [UInt64: Subscriber] = [:]
         var nextID: UInt64 = 0
         var phase = Phase.idle
+        /// Counts starts, so a cancelled run finishing late cannot end a newer one.
+        var run: UInt64 = 0
         var priority = ImageRequest.Priority.veryLow
         var onPriorityChange: (@Sendable (ImageRequest.Priority) -> Void)?
     }
@@ -85,23 +91,27 @@ final class SharedTask<Value: Sendable>: Sendable {
     }
 
     private func subscribe(priority: ImageRequest.Priority, onEvent: @escaping @Sendable (WorkEvent) -> Void) -> UInt64 {
-        let (id, shouldStart, change) = state.withLockedValue { state in
+        let (id, run, change) = state.withLockedValue { state -> (UInt64, UInt64?, (@Sendable () -> Void)?) in
             state.nextID += 1
             let id = state.nextID
             state.subscribers[id] = Subscriber(priority: priority, continuation: nil, onEvent: onEvent)
-            var shouldStart = false
-            if case .idle = state.phase {
+            var run: UInt64?
+            switch state.phase {
+            case .idle, .abandoned:
                 state.phase = .starting
-                shouldStart = true
+                state.run += 1
+                run = state.run
+            case .starting, .running, .finished:
+                break
             }
-            return (id, shouldStart, Self.updatePriority(&state))
+            return (id, run, Self.updatePriority(&state))
         }
         change?()
-        if shouldStart { start() }
+        if let run { start(run) }
         return id
     }
 
-    private func start() {
+    private func start(_ run: UInt64) {
         let task = Task { [self] in
             let result: Result<Value, MagpieError>
             do throws(MagpieError) {
@@ -109,43 +119,63 @@ final class SharedTask<Value: Sendable>: Sendable {
             } catch {
                 result = .failure(error)
             }
-            finish(with: result)
+            finish(with: result, run: run)
         }
-        let abandonedBeforeStart = state.withLockedValue { state -> Bool in
-            if case .starting = state.phase, !state.subscribers.isEmpty {
+        let abandoned = state.withLockedValue { state -> Bool in
+            guard state.run == run else { return true }
+            switch state.phase {
+            case .starting:
                 state.phase = .running(task)
                 return false
+            case .finished:
+                return false  // Already done; nothing to cancel.
+            case .idle, .running, .abandoned:
+                return true
             }
-            return true
         }
-        if abandonedBeforeStart { task.cancel() }
+        // Everyone left while the task was being created.
+        if abandoned { task.cancel() }
     }
 
-    private func finish(with result: Result<Value, MagpieError>) {
-        let continuations = state.withLockedValue { state -> [CheckedContinuation<Value, any Error>] in
-            if case .finished = state.phase { return [] }
+    private func finish(with result: Result<Value, MagpieError>, run: UInt64) {
+        let continuations = state.withLockedValue { state -> [CheckedContinuation<Value, any Error>]? in
+            // The work may end before start() has even recorded its task (still `.starting`).
+            guard state.run == run else { return nil }
+            switch state.phase {
+            case .starting, .running: break
+            case .idle, .finished, .abandoned: return nil
+            }
             state.phase = .finished(result)
             let waiting = state.subscribers.values.compactMap(\.continuation)
             state.subscribers.removeAll()
             return waiting
         }
+        guard let continuations else { return }
         onEnd(self)
         for continuation in continuations { continuation.resume(with: result) }
     }
 
     private func leave(_ id: UInt64) {
-        let (subscriber, abandoned, change) = state.withLockedValue { state -> (Subscriber?, Task<Void, Never>?, (@Sendable () -> Void)?) in
+        let (subscriber, abandoned, change) = state.withLockedValue { state -> (Subscriber?, Task<Void, Never>??, (@Sendable () -> Void)?) in
             guard let subscriber = state.subscribers.removeValue(forKey: id) else { return (nil, nil, nil) }
             guard state.subscribers.isEmpty else { return (subscriber, nil, Self.updatePriority(&state)) }
-            guard case .running(let task) = state.phase else { return (subscriber, nil, nil) }
-            state.phase = .finished(.failure(.cancelled))
-            return (subscriber, task, nil)
+            switch state.phase {
+            case .running(let task):
+                state.phase = .abandoned
+                return (subscriber, .some(task), nil)
+            case .starting:
+                // start() sees the change and cancels the task it made.
+                state.phase = .abandoned
+                return (subscriber, .some(nil), nil)
+            case .idle, .finished, .abandoned:
+                return (subscriber, nil, nil)
+            }
         }
         change?()
         subscriber?.continuation?.resume(throwing: MagpieError.cancelled)
         if let abandoned {
             onEnd(self)
-            abandoned.cancel()
+            abandoned?.cancel()
         }
     }
 

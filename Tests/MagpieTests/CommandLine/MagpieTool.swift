@@ -1,7 +1,9 @@
 import Foundation
+import NIOConcurrencyHelpers
 import Testing
 
-/// The built `magpie` binary, run as a child process the way a person or a script runs it.
+/// A built executable of the package (`magpie`, `MagpieProbe`), run as a child process the way a
+/// person or a script runs it.
 struct MagpieTool {
     struct Result {
         let status: Int32
@@ -15,15 +17,16 @@ struct MagpieTool {
     /// Stands in for the user's home, so nothing touches the real `~/.cache`.
     let home: URL
 
-    /// The binary next to the test bundle (SwiftPM builds both into one folder), or `MAGPIE_CLI`.
-    static func locate() throws -> MagpieTool {
+    /// The package's executable `name` next to the test bundle (SwiftPM builds both into one
+    /// folder), or the path in `MAGPIE_CLI` for `magpie`.
+    static func locate(_ name: String = "magpie") throws -> MagpieTool {
         let environment = ProcessInfo.processInfo.environment
         let candidate: URL
-        if let path = environment["MAGPIE_CLI"] {
+        if name == "magpie", let path = environment["MAGPIE_CLI"] {
             candidate = URL(fileURLWithPath: path)
         } else {
             let testBinary = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-            candidate = testBinary.deletingLastPathComponent().appendingPathComponent("magpie")
+            candidate = testBinary.deletingLastPathComponent().appendingPathComponent(name)
         }
         try #require(FileManager.default.isExecutableFile(atPath: candidate.path), "build the magpie product first: \(candidate.path)")
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("magpie-cli-home-\(UUID().uuidString)")
@@ -41,8 +44,8 @@ struct MagpieTool {
             scratch.appendingPathComponent("stdin"), scratch.appendingPathComponent("stdout"), scratch.appendingPathComponent("stderr")
         )
         try Data(input.utf8).write(to: inputFile)
-        FileManager.default.createFile(atPath: outputFile.path, contents: nil)
-        FileManager.default.createFile(atPath: errorFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
 
         let process = Process()
         process.executableURL = executable
@@ -74,7 +77,7 @@ struct MagpieTool {
     /// Starts `magpie arguments…` without waiting, for long-running commands such as `serve`.
     func start(_ arguments: [String]) throws -> (process: Process, output: URL) {
         let output = home.appendingPathComponent("stdout-\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: output.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -83,6 +86,23 @@ struct MagpieTool {
         process.standardError = FileHandle.nullDevice
         try process.run()
         return (process, output)
+    }
+
+    /// Waits for a process from ``start(_:)`` to end and returns its status.
+    static func waitForExit(_ process: Process) async -> Int32 {
+        let resumed = NIOLockedValueBox(false)
+        return await withCheckedContinuation { continuation in
+            @Sendable func finish() {
+                let first = resumed.withLockedValue { done in
+                    defer { done = true }
+                    return !done
+                }
+                if first { continuation.resume(returning: process.terminationStatus) }
+            }
+            process.terminationHandler = { _ in finish() }
+            // It may have ended before the handler was set.
+            if !process.isRunning { finish() }
+        }
     }
 
     func cleanUp() {
