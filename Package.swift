@@ -93,6 +93,11 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .executableTarget(
+            name: "MagpieFuzz",
+            dependencies: ["Magpie"],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
             name: "MagpieBenchmarks",
             dependencies: ["Magpie", "MagpieTesting"],
             path: "Benchmarks/MagpieBenchmarks",
@@ -107,6 +112,8 @@ let package = Package(
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
+            // Inputs replayed by FuzzRegressionTests and used as seeds by scripts/fuzz.
+            exclude: ["FuzzRegressions"],
             swiftSettings: strictSettings
         ),
     ],

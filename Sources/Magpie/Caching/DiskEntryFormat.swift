@@ -7,7 +7,7 @@ import Foundation
 ///
 /// The header holds the key, so a hash collision or a foreign file is detected, and the
 /// payload's SHA-256, so a torn or bit-flipped file is detected; either is read as a miss.
-enum DiskEntryFormat {
+package enum DiskEntryFormat {
     static let magic: [UInt8] = Array("MAGPIE1\n".utf8)
     static let largestHeader = 64 * 1024
 
@@ -18,11 +18,11 @@ enum DiskEntryFormat {
         var payloadSHA256: String
     }
 
-    enum ParseError: Error, Equatable {
+    package enum ParseError: Error, Equatable {
         case truncated, badMagic, badHeader, wrongKey, wrongLength, checksumMismatch
     }
 
-    static func encode(_ entry: CachedData) throws -> [UInt8] {
+    package static func encode(_ entry: CachedData) throws -> [UInt8] {
         let header = Header(
             key: entry.key, metadata: entry.metadata, payloadLength: entry.data.count,
             payloadSHA256: sha256Hex(entry.data))
@@ -36,7 +36,7 @@ enum DiskEntryFormat {
     }
 
     /// Parses a file's bytes; `expectedKey` nil accepts any key (used by maintenance tools).
-    static func decode(_ file: [UInt8], expectedKey: String?) throws(ParseError) -> CachedData {
+    package static func decode(_ file: [UInt8], expectedKey: String?) throws(ParseError) -> CachedData {
         let prefix = magic.count + 4
         guard file.count >= prefix else { throw .truncated }
         guard file[0..<magic.count].elementsEqual(magic) else { throw .badMagic }
