@@ -71,9 +71,8 @@ public struct VipsDecoder: ImageDecoding {
     }
 }
 
-/// Starts libvips once per process and sends its warnings to swift-log.
-/// libvips, started once with its log forwarded to swift-log. `package` so MagpieTesting's
-/// image makers share the one start-up.
+/// Starts libvips once per process and sends its warnings to swift-log. `package` so
+/// MagpieTesting's image makers share the one start-up.
 package enum VipsRuntime {
     static let logger = Logger(label: "magpie.vips")
 
