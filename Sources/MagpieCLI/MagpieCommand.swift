@@ -25,7 +25,7 @@ public struct MagpieCommand: AsyncParsableCommand {
             } else {
                 try command.run()
             }
-            Foundation.exit(0)
+            Foundation.exit(ExitStatus.success)
         } catch {
             let code = exitCode(for: error)
             guard code == .validationFailure else { exit(withError: error) }
