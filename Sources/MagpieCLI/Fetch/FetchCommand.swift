@@ -84,20 +84,20 @@ struct FetchCommand: AsyncParsableCommand {
         var options: ImageRequest.Options = []
         if retryFailed { options.insert(.retryFailed) }
         if refresh { options.insert(.refreshCached) }
-        let received = NIOLockedValueBox(0)
         let job = FetchJob(
             pipeline: ImagePipeline(configuration: configuration),
             thumbnail: thumbnail.flatMap { ThumbnailBox.parse($0, mode: fit.contentMode) },
             format: output == nil ? .png : format ?? (thumbnail == nil ? .original : .png),
-            options: options, folder: folder, received: received)
-        let summary = await fetch(texts, with: job, console: console, received: received)
+            options: options, folder: folder, received: NIOLockedValueBox(0))
+        let summary = await fetch(texts, with: job, console: console)
         await job.pipeline.shutdown()
 
         for line in summary.lines { json ? console.message(line) : console.output(line) }
         if summary.failed > 0 { throw ExitCode(ExitStatus.failure) }
     }
 
-    private func fetch(_ texts: [String], with job: FetchJob, console: Console, received: NIOLockedValueBox<Int>) async -> FetchSummary {
+    private func fetch(_ texts: [String], with job: FetchJob, console: Console) async -> FetchSummary {
+        let received = job.received
         let names = OutputFolder.baseNames(for: texts.map { URL(string: $0) })
         let progress = LiveProgress(console: console, total: texts.count) { received.withLockedValue { $0 } }
         let start = ContinuousClock.now

@@ -47,10 +47,7 @@ struct MagpieTool {
         _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
 
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.environment = ["HOME": home.path, "PATH": "/usr/bin:/bin", "TERM": "dumb", "LANG": "C.UTF-8"]
+        let process = makeProcess(arguments)
         process.standardInput = try FileHandle(forReadingFrom: inputFile)
         process.standardOutput = try FileHandle(forWritingTo: outputFile)
         process.standardError = try FileHandle(forWritingTo: errorFile)
@@ -59,15 +56,8 @@ struct MagpieTool {
             if process.isRunning { process.terminate() }
         }
         defer { watchdog.cancel() }
-        let status = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int32, any Error>) in
-            process.terminationHandler = { finished in continuation.resume(returning: finished.terminationStatus) }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
+        try process.run()
+        let status = await Self.waitForExit(process)
         return Result(
             status: status,
             standardOutput: String(decoding: try Data(contentsOf: outputFile), as: UTF8.self),
@@ -78,17 +68,24 @@ struct MagpieTool {
     func start(_ arguments: [String]) throws -> (process: Process, output: URL) {
         let output = home.appendingPathComponent("stdout-\(UUID().uuidString)")
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.environment = ["HOME": home.path, "PATH": "/usr/bin:/bin", "TERM": "dumb"]
+        let process = makeProcess(arguments)
         process.standardOutput = try FileHandle(forWritingTo: output)
         process.standardError = FileHandle.nullDevice
         try process.run()
         return (process, output)
     }
 
-    /// Waits for a process from ``start(_:)`` to end and returns its status.
+    /// The executable with `arguments`, in an environment of its own: the scratch home, a plain
+    /// terminal type, no inherited variables.
+    private func makeProcess(_ arguments: [String]) -> Process {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.environment = ["HOME": home.path, "PATH": "/usr/bin:/bin", "TERM": "dumb", "LANG": "C.UTF-8"]
+        return process
+    }
+
+    /// Waits for a started process to end and returns its status.
     static func waitForExit(_ process: Process) async -> Int32 {
         let resumed = NIOLockedValueBox(false)
         return await withCheckedContinuation { continuation in
