@@ -30,9 +30,9 @@ enum Gallery {
         return files
     }
 
-    static func twelveMegapixelJPEG(in directory: URL) throws -> URL {
-        let file = directory.appendingPathComponent("12mp.jpg")
-        try Data(TestImages.texture(width: 4000, height: 3000, format: .jpeg, seed: 99)).write(to: file)
+    static func twelveMegapixelJPEG(in directory: URL, progressive: Bool = false) throws -> URL {
+        let file = directory.appendingPathComponent(progressive ? "12mp-progressive.jpg" : "12mp.jpg")
+        try Data(TestImages.texture(width: 4000, height: 3000, format: .jpeg, seed: 99, progressive: progressive)).write(to: file)
         return file
     }
 }

@@ -2,8 +2,9 @@ import Foundation
 import Magpie
 import MagpieTesting
 
-// Release build: swift run -c release MagpieBenchmarks [--quick]
-// One run prints every measurement BENCHMARKS.md records, side by side with its target.
+// Release build: swift run -c release MagpieBenchmarks [--quick] [--only hit|bind|cold|thumbnail]
+// One run prints every measurement BENCHMARKS.md records, side by side with its target;
+// `--only` runs one group, for profiling it (for example under `perf record`).
 
 let arguments = CommandLine.arguments.dropFirst()
 if arguments.first == "thumbnail-peak", let path = arguments.dropFirst().first {
@@ -11,21 +12,32 @@ if arguments.first == "thumbnail-peak", let path = arguments.dropFirst().first {
     print(try measureThumbnailPeak(path: path))
     exit(0)
 }
-func runBenchmarks(quick: Bool) async throws -> Report {
+func runBenchmarks(quick: Bool, only: String?) async throws -> Report {
+    func wanted(_ group: String) -> Bool { only == nil || only == group }
     let workspace = FileManager.default.temporaryDirectory.appendingPathComponent("magpie-bench-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: workspace, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: workspace) }
     var report = Report()
-    print("Generating images…")
-    let gallery = try Gallery.make(count: quick ? 40 : 200, in: workspace.appendingPathComponent("gallery"))
-    let twelveMP = try Gallery.twelveMegapixelJPEG(in: workspace)
     print("Measuring…")
-    try await measureHitCost(into: &report, workspace: workspace)
-    try await measureBindMissCost(into: &report)
-    try await measureColdLoad(gallery, into: &report, workspace: workspace)
-    try measureThumbnail(twelveMP, into: &report)
-    try measureThumbnailPeakInChild(twelveMP, into: &report)
+    if wanted("hit") { try await measureHitCost(into: &report, workspace: workspace) }
+    if wanted("bind") { try await measureBindMissCost(into: &report) }
+    if wanted("cold") {
+        let gallery = try Gallery.make(count: quick ? 40 : 200, in: workspace.appendingPathComponent("gallery"))
+        try await measureColdLoad(gallery, into: &report, workspace: workspace)
+    }
+    if wanted("thumbnail") {
+        let twelveMP = try Gallery.twelveMegapixelJPEG(in: workspace)
+        try measureThumbnail(twelveMP, into: &report)
+        try measureThumbnailPeakInChild(twelveMP, into: &report)
+        try measureThumbnail(try Gallery.twelveMegapixelJPEG(in: workspace, progressive: true), progressive: true, into: &report)
+    }
     return report
 }
 
-try await runBenchmarks(quick: arguments.contains("--quick")).print()
+let groups = ["hit", "bind", "cold", "thumbnail"]
+let only = arguments.firstIndex(of: "--only").map { arguments[arguments.index(after: $0)...].first } ?? nil
+if let only, !groups.contains(only) {
+    print("--only takes one of: \(groups.joined(separator: ", "))")
+    exit(2)
+}
+try await runBenchmarks(quick: arguments.contains("--quick"), only: only).print()

@@ -15,8 +15,9 @@ enum FuzzTarget: String {
     func run(_ bytes: [UInt8]) {
         switch self {
         case .decoder:
-            // The first byte picks a plain decode or a thumbnail, so both paths are explored.
-            let thumbnail = bytes.first.map { $0 & 1 == 1 ? ImageRequest.Thumbnail(width: 64, height: 64) : nil } ?? nil
+            // The first byte picks a plain decode or a thumbnail, so both paths are explored; an
+            // 8 px box sends any JPEG of 64 px or more through the 1/8-scale (DC-only) paths.
+            let thumbnail = bytes.first.map { $0 & 1 == 1 ? ImageRequest.Thumbnail(width: $0 & 2 == 2 ? 8 : 64, height: $0 & 2 == 2 ? 8 : 64) : nil } ?? nil
             _ = try? Self.vips.decode(bytes, thumbnail: thumbnail, maximumPixels: 4_000_000)
         case .cacheEntry:
             // With and without the key check, as reads and maintenance scans do.

@@ -9,7 +9,7 @@ import Glibc
 /// Decodes files one by one with the pipeline's decoder and reports, for each, the wall time and
 /// how far the process's resident memory rose above where it started.
 enum DecodeMeter {
-    static func run(files: [String], maximumPixels: Int) {
+    static func run(files: [String], maximumPixels: Int, thumbnail: ImageRequest.Thumbnail?) {
         let decoder = VipsDecoder()
         let encoder = JSONEncoder()
         for file in files {
@@ -19,7 +19,7 @@ enum DecodeMeter {
             let start = ContinuousClock.now
             var failure: String?
             do {
-                _ = try decoder.decode(bytes, thumbnail: nil, maximumPixels: maximumPixels)
+                _ = try decoder.decode(bytes, thumbnail: thumbnail, maximumPixels: maximumPixels)
             } catch {
                 failure = error.description
             }

@@ -81,6 +81,17 @@ public enum TestImages {
         return bytes
     }
 
+    /// `jpeg` with an EXIF segment (right after SOI) that says to show it turned by
+    /// `orientation` (1...8): the pixels stay as stored, as a camera writes them.
+    public static func jpeg(_ jpeg: [UInt8], orientation: Int) -> [UInt8] {
+        // APP1 "Exif\0\0", a big-endian TIFF header and one IFD entry: Orientation (0x0112), SHORT.
+        let tiff: [UInt8] = Array("MM".utf8) + [0x00, 0x2A, 0x00, 0x00, 0x00, 0x08]
+            + [0x00, 0x01] + [0x01, 0x12, 0x00, 0x03, 0x00, 0x00, 0x00, 0x01] + bigEndian16(orientation) + [0x00, 0x00]
+            + [0x00, 0x00, 0x00, 0x00]
+        let payload = Array("Exif".utf8) + [0x00, 0x00] + tiff
+        return Array(jpeg.prefix(2)) + [0xFF, 0xE1] + bigEndian16(payload.count + 2) + payload + jpeg.dropFirst(2)
+    }
+
     /// A real lossy WebP whose canvas and VP8 frame claim `width` by `height` (each at most 16383).
     public static func webpBomb(width: Int, height: Int) throws -> [UInt8] {
         var bytes = try texture(width: 16, height: 16, format: .webp)

@@ -4,8 +4,12 @@ import Logging
 /// Decodes JPEG, PNG, GIF (first frame), WebP and AVIF/HEIF with libvips.
 ///
 /// EXIF orientation is applied. Output is 8-bit RGBA with straight alpha. Thumbnails use
-/// libvips' shrink-on-load, so a large JPEG thumbnailed to a small box never exists at full
-/// size in memory. Other formats libvips could read (SVG, PDF, TIFF...) are refused.
+/// shrink-on-load, so a large JPEG thumbnailed to a small box never exists at full size in
+/// memory: a JPEG is decoded at the smallest of libjpeg's 1/2, 1/4 and 1/8 scales that still
+/// covers the box, then resampled. A progressive JPEG reduced 8 times or more is decoded from
+/// its DC scans alone (about ten times faster); the rest of such a file is not read, so damage
+/// there does not fail the thumbnail, while a full-size decode of it does.
+/// Other formats libvips could read (SVG, PDF, TIFF...) are refused.
 public struct VipsDecoder: ImageDecoding {
     /// Creates a decoder; libvips is started on first use.
     public init() {}
