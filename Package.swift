@@ -34,7 +34,7 @@ let package = Package(
         .target(
             name: "CMagpieVips",
             dependencies: ["CVips"],
-            linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("jpeg"), .linkedLibrary("z")]
+            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("z")]
         ),
         .target(
             name: "CMagpieTestSupport",

@@ -2,7 +2,7 @@ import Foundation
 import Magpie
 import MagpieTesting
 
-// Release build: swift run -c release MagpieBenchmarks [--quick] [--only hit|bind|cold|thumbnail]
+// Release build: swift run -c release MagpieBenchmarks [--quick] [--only hit|bind|cold|thumbnail|png]
 // One run prints every measurement BENCHMARKS.md records, side by side with its target;
 // `--only` runs one group, for profiling it (for example under `perf record`).
 
@@ -31,10 +31,11 @@ func runBenchmarks(quick: Bool, only: String?) async throws -> Report {
         try measureThumbnailPeakInChild(twelveMP, into: &report)
         try measureThumbnail(try Gallery.twelveMegapixelJPEG(in: workspace, progressive: true), progressive: true, into: &report)
     }
+    if wanted("png") { try measurePNGDecode(into: &report) }
     return report
 }
 
-let groups = ["hit", "bind", "cold", "thumbnail"]
+let groups = ["hit", "bind", "cold", "thumbnail", "png"]
 let only = arguments.firstIndex(of: "--only").map { arguments[arguments.index(after: $0)...].first } ?? nil
 if let only, !groups.contains(only) {
     print("--only takes one of: \(groups.joined(separator: ", "))")

@@ -2,9 +2,7 @@
 #include "jpeg_dc.h"
 #include "png_guard.h"
 
-#include <png.h>
 #include <stdio.h>
-#include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <vips/vips.h>
@@ -226,72 +224,6 @@ fail:
     return -1;
 }
 
-typedef struct {
-    const unsigned char *data;
-    size_t length;
-    size_t offset;
-    char message[200];
-} png_memory;
-
-static void png_read_memory(png_structp png, png_bytep out, png_size_t count) {
-    png_memory *source = png_get_io_ptr(png);
-    if (count > source->length - source->offset) png_error(png, "the file ends inside a chunk");
-    memcpy(out, source->data + source->offset, count);
-    source->offset += count;
-}
-
-static void png_strict_error(png_structp png, png_const_charp message) {
-    png_memory *source = png_get_error_ptr(png);
-    g_strlcpy(source->message, message ? message : "PNG error", sizeof source->message);
-    longjmp(png_jmpbuf(png), 1);
-}
-
-static void png_ignore_warning(png_structp png, png_const_charp message) {
-    (void)png;
-    (void)message;
-}
-
-// libvips' PNG loader only warns about damaged critical chunks (bad CRC or Adler-32, chunks
-// running past the end) and decodes what it can; those files must be refused. libpng itself
-// is strict when asked to be, so it reads the file once, one row at a time, before libvips.
-static int validate_png(const void *data, size_t length, char *error, size_t error_length) {
-    png_memory source = {data, length, 0, {0}};
-    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &source, png_strict_error, png_ignore_warning);
-    if (!png) return MAGPIE_VIPS_FAILED;
-    png_infop info = png_create_info_struct(png);
-    unsigned char *volatile row = NULL;
-    if (!info || setjmp(png_jmpbuf(png))) {
-        free(row);
-        png_destroy_read_struct(&png, &info, NULL);
-        char text[256];
-        g_snprintf(text, sizeof text, "damaged PNG: %s", source.message[0] ? source.message : "unreadable");
-        set_error(error, error_length, text);
-        return MAGPIE_VIPS_FAILED;
-    }
-    png_set_benign_errors(png, 0);
-    // Damaged critical chunks are errors; damaged ancillary chunks (text, colour hints) are
-    // dropped, as every browser does.
-    png_set_crc_action(png, PNG_CRC_ERROR_QUIT, PNG_CRC_WARN_DISCARD);
-#ifdef PNG_SKIP_sRGB_CHECK_PROFILE
-    png_set_option(png, PNG_SKIP_sRGB_CHECK_PROFILE, PNG_OPTION_ON);
-#endif
-    // The pixel limit was checked on the header already; do not apply libpng's own.
-    png_set_user_limits(png, 0x7fffffff, 0x7fffffff);
-    png_set_read_fn(png, &source, png_read_memory);
-    png_read_info(png, info);
-    int passes = png_set_interlace_handling(png);
-    png_read_update_info(png, info);
-    png_uint_32 height = png_get_image_height(png, info);
-    row = malloc(png_get_rowbytes(png, info) + 1);
-    if (!row) png_error(png, "out of memory");
-    for (int pass = 0; pass < passes; pass++)
-        for (png_uint_32 y = 0; y < height; y++) png_read_row(png, row, NULL);
-    png_read_end(png, NULL);
-    free(row);
-    png_destroy_read_struct(&png, &info, NULL);
-    return MAGPIE_VIPS_OK;
-}
-
 // A GIF whose logical screen is empty has nothing to show; libnsgif invents a size from the
 // first frame's descriptor instead of refusing it.
 static int validate_gif(const unsigned char *data, size_t length, char *error, size_t error_length) {
@@ -361,8 +293,7 @@ int magpie_vips_decode(const void *data, size_t length, uint64_t max_pixels,
     }
     int is_png = strcmp(loader, "VipsForeignLoadPngBuffer") == 0;
     int is_gif = strcmp(loader, "VipsForeignLoadNsgifBuffer") == 0;
-    if (is_png && !magpie_png_data_fits(data, length, error, error_length)) return MAGPIE_VIPS_FAILED;
-    if (is_png && (status = validate_png(data, length, error, error_length)) != MAGPIE_VIPS_OK) return status;
+    if (is_png && !magpie_png_data_is_sound(data, length, error, error_length)) return MAGPIE_VIPS_FAILED;
     if (is_gif && (status = validate_gif(data, length, error, error_length)) != MAGPIE_VIPS_OK) return status;
     // libnsgif reports corrupt frame data only as a warning.
     VipsFailOn fail_on = partial ? VIPS_FAIL_ON_NONE : is_gif ? VIPS_FAIL_ON_WARNING : VIPS_FAIL_ON_ERROR;
