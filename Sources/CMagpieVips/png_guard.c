@@ -56,7 +56,7 @@ int magpie_png_chunks_fit(const void *data, size_t length, char *error, size_t e
         if (memcmp(type, "IEND", 4) == 0) return 1;
         offset += (size_t)chunk_length + 12;
     }
-    return 1;  // Ends early: libpng reports the truncation precisely.
+    return 1;  // Ends early: libvips reports the truncation.
 }
 
 // Bytes of filtered image data (one filter byte per row) for one pass of `width` x `height`.
