@@ -26,6 +26,45 @@ struct MemoryCacheTests {
         #expect(cache.totalCost == 1_200)
     }
 
+    /// Thousands of random stores, reads, removals and trims against a plain array model of
+    /// least-recently-used order: the same images survive, in the same order, at the same cost.
+    @Test func matchesASimpleModelUnderRandomUse() {
+        let cache = ImageCache(limits: .init(totalCost: 40 * 4, count: 6, entryCost: 1 << 20))
+        var model: [(name: String, cost: Int)] = []  // least recently used first
+        var generator = SystemRandomNumberGenerator()
+        func enforce(cost limit: Int, count countLimit: Int) {
+            while model.reduce(0, { $0 + $1.cost }) > limit || model.count > countLimit { model.removeFirst() }
+        }
+        for step in 0..<5_000 {
+            let name = "k\(Int.random(in: 0..<12, using: &generator))"
+            switch Int.random(in: 0..<10, using: &generator) {
+            case 0..<4:
+                let width = Int.random(in: 1...10, using: &generator)
+                cache.store(DecodedImage(width: width, height: 1, pixels: [UInt8](repeating: 0, count: width * 4)), for: Self.key(name))
+                model.removeAll { $0.name == name }
+                model.append((name, width * 4))
+                enforce(cost: 40 * 4, count: 6)
+            case 4..<8:
+                let found = cache[Self.key(name)]
+                if let position = model.firstIndex(where: { $0.name == name }) {
+                    #expect(found?.byteCount == model[position].cost, "step \(step)")
+                    model.append(model.remove(at: position))
+                } else {
+                    #expect(found == nil, "step \(step)")
+                }
+            case 8:
+                cache.removeValue(for: Self.key(name))
+                model.removeAll { $0.name == name }
+            default:
+                let limit = Int.random(in: 0...160, using: &generator)
+                cache.trim(toCost: limit)
+                enforce(cost: limit, count: .max)
+            }
+            #expect(cache.count == model.count, "step \(step)")
+            #expect(cache.totalCost == model.reduce(0) { $0 + $1.cost }, "step \(step)")
+        }
+    }
+
     @Test func respectsCountLimit() {
         let cache = ImageCache(limits: .init(totalCost: 1 << 30, count: 2))
         for name in ["a", "b", "c"] { cache.store(Self.image(2), for: Self.key(name)) }

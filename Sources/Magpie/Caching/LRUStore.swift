@@ -1,120 +1,124 @@
-/// A doubly linked list threaded through a dictionary: O(1) lookup, promotion and eviction.
-/// Not thread-safe; ``ImageCache`` guards it with a lock.
+/// A doubly linked list threaded through an array of slots, with a dictionary from key to
+/// slot: O(1) lookup, promotion and eviction. Not thread-safe; ``ImageCache`` guards it with
+/// a lock.
 ///
-/// `@unchecked Sendable` because its nodes are classes: safe, since the only instance lives in
-/// ``ImageCache``'s lock box and is touched only inside `withLockedValue`, and no node ever
-/// leaves the store (callers get the `DecodedImage` value, not the node).
-struct LRUStore: @unchecked Sendable {
-    private final class Node {
-        let key: ImageCacheKey
-        var image: DecodedImage
+/// Links are slot numbers rather than object references, so a hit retains nothing but the
+/// image it returns, and the store is a plain value (`Sendable` without exceptions).
+struct LRUStore: Sendable {
+    private struct Slot: Sendable {
+        var key: ImageCacheKey
+        /// `nil` while the slot is free, so its pixels are released at once (the key stays
+        /// until the slot is reused; the slot array never outgrows the most entries held).
+        var image: DecodedImage?
         var cost: Int
         var expiry: ContinuousClock.Instant?
-        // The list owns nodes through `newer`; `older` is unowned to avoid a cycle. It never
-        // dangles: every linked node is also retained by `nodes`, and a node is unlinked
-        // before it leaves that dictionary.
-        var newer: Node?
-        unowned(unsafe) var older: Node?
-
-        init(key: ImageCacheKey, image: DecodedImage, cost: Int, expiry: ContinuousClock.Instant?) {
-            self.key = key
-            self.image = image
-            self.cost = cost
-            self.expiry = expiry
-        }
+        var older: Int
+        var newer: Int
     }
 
-    private var nodes: [ImageCacheKey: Node] = [:]
-    private var oldest: Node?
-    private var newest: Node?
+    private static let none = -1
+
+    private var slots: [Slot] = []
+    private var freeSlots: [Int] = []
+    private var indexOfKey: [ImageCacheKey: Int] = [:]
+    private var oldest = LRUStore.none
+    private var newest = LRUStore.none
     private(set) var totalCost = 0
 
-    var count: Int { nodes.count }
+    var count: Int { indexOfKey.count }
 
     /// The image for `key`, ignoring expiry (the cache has no time to live).
     mutating func value(for key: ImageCacheKey) -> DecodedImage? {
-        guard let node = nodes[key] else { return nil }
-        moveToNewest(node)
-        return node.image
+        guard let index = indexOfKey[key] else { return nil }
+        moveToNewest(index)
+        return slots[index].image
     }
 
     /// The image for `key` unless it expired at or before `now`.
     mutating func value(for key: ImageCacheKey, at now: ContinuousClock.Instant) -> DecodedImage? {
-        guard let node = nodes[key] else { return nil }
-        if let expiry = node.expiry, expiry <= now {
-            remove(node)
+        guard let index = indexOfKey[key] else { return nil }
+        if let expiry = slots[index].expiry, expiry <= now {
+            remove(at: index)
             return nil
         }
-        moveToNewest(node)
-        return node.image
+        moveToNewest(index)
+        return slots[index].image
     }
 
     mutating func insert(_ image: DecodedImage, cost: Int, expiry: ContinuousClock.Instant?, for key: ImageCacheKey) {
-        if let existing = nodes[key] {
-            totalCost += cost - existing.cost
-            existing.image = image
-            existing.cost = cost
-            existing.expiry = expiry
-            moveToNewest(existing)
+        if let index = indexOfKey[key] {
+            totalCost += cost - slots[index].cost
+            slots[index].image = image
+            slots[index].cost = cost
+            slots[index].expiry = expiry
+            moveToNewest(index)
             return
         }
-        let node = Node(key: key, image: image, cost: cost, expiry: expiry)
-        nodes[key] = node
+        let slot = Slot(key: key, image: image, cost: cost, expiry: expiry, older: Self.none, newer: Self.none)
+        let index: Int
+        if let free = freeSlots.popLast() {
+            index = free
+            slots[index] = slot
+        } else {
+            index = slots.count
+            slots.append(slot)
+        }
+        indexOfKey[key] = index
         totalCost += cost
-        append(node)
+        append(index)
     }
 
     mutating func remove(_ key: ImageCacheKey) -> DecodedImage? {
-        guard let node = nodes[key] else { return nil }
-        remove(node)
-        return node.image
+        guard let index = indexOfKey[key] else { return nil }
+        let image = slots[index].image
+        remove(at: index)
+        return image
     }
 
     mutating func removeAll() {
-        // Break the chain iteratively so a long list is not released recursively.
-        var node = oldest
-        while let current = node {
-            node = current.newer
-            current.newer = nil
-        }
-        nodes.removeAll()
-        oldest = nil
-        newest = nil
+        slots.removeAll()
+        freeSlots.removeAll()
+        indexOfKey.removeAll()
+        oldest = Self.none
+        newest = Self.none
         totalCost = 0
     }
 
     mutating func trim(toCost cost: Int, count: Int) {
-        while totalCost > cost || nodes.count > count, let victim = oldest {
-            remove(victim)
+        while totalCost > cost || indexOfKey.count > count, oldest != Self.none {
+            remove(at: oldest)
         }
     }
 
-    private mutating func remove(_ node: Node) {
-        unlink(node)
-        nodes[node.key] = nil
-        totalCost -= node.cost
+    private mutating func remove(at index: Int) {
+        unlink(index)
+        indexOfKey[slots[index].key] = nil
+        totalCost -= slots[index].cost
+        slots[index].image = nil
+        slots[index].cost = 0
+        freeSlots.append(index)
     }
 
-    private mutating func moveToNewest(_ node: Node) {
-        guard node !== newest else { return }
-        unlink(node)
-        append(node)
+    private mutating func moveToNewest(_ index: Int) {
+        guard index != newest else { return }
+        unlink(index)
+        append(index)
     }
 
-    private mutating func append(_ node: Node) {
-        node.older = newest
-        node.newer = nil
-        newest?.newer = node
-        newest = node
-        if oldest == nil { oldest = node }
+    private mutating func append(_ index: Int) {
+        slots[index].older = newest
+        slots[index].newer = Self.none
+        if newest != Self.none { slots[newest].newer = index }
+        newest = index
+        if oldest == Self.none { oldest = index }
     }
 
-    private mutating func unlink(_ node: Node) {
-        let older = node.older
-        let newer = node.newer
-        if let older { older.newer = newer } else { oldest = newer }
-        if let newer { newer.older = older } else { newest = older }
-        node.older = nil
-        node.newer = nil
+    private mutating func unlink(_ index: Int) {
+        let older = slots[index].older
+        let newer = slots[index].newer
+        if older != Self.none { slots[older].newer = newer } else { oldest = newer }
+        if newer != Self.none { slots[newer].older = older } else { newest = older }
+        slots[index].older = Self.none
+        slots[index].newer = Self.none
     }
 }
