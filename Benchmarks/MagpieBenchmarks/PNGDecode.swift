@@ -6,12 +6,7 @@ import MagpieTesting
 func measurePNGDecode(into report: inout Report) throws {
     let bytes = try TestImages.texture(width: 2000, height: 1500, format: .png, seed: 42)
     let decoder = VipsDecoder()
-    _ = try decoder.decode(bytes, thumbnail: nil, maximumPixels: 100_000_000)
-    let clock = ContinuousClock()
-    var times: [Double] = []
-    for _ in 0..<10 {
-        times.append(milliseconds(try clock.measure { _ = try decoder.decode(bytes, thumbnail: nil, maximumPixels: 100_000_000) }))
-    }
+    let result = try medianMilliseconds(of: 10) { _ = try decoder.decode(bytes, thumbnail: nil, maximumPixels: 100_000_000) }
     let megabytes = format(Double(bytes.count) / 1_048_576)
-    report.add("3 MP PNG (\(megabytes) MB, noisy texture), full-size decode, median of 10", "\(format(median(times))) ms")
+    report.add("3 MP PNG (\(megabytes) MB, noisy texture), full-size decode, median of 10", "\(format(result)) ms")
 }

@@ -36,6 +36,15 @@ func nanoseconds(_ duration: Duration) -> Double {
     milliseconds(duration) * 1e6
 }
 
+/// Runs `body` once to warm up, then `runs` times, and returns the median time in milliseconds.
+func medianMilliseconds(of runs: Int, _ body: () throws -> Void) rethrows -> Double {
+    try body()
+    let clock = ContinuousClock()
+    var times: [Double] = []
+    for _ in 0..<runs { times.append(milliseconds(try clock.measure(body))) }
+    return median(times)
+}
+
 func median(_ values: [Double]) -> Double {
     let sorted = values.sorted()
     return sorted[sorted.count / 2]

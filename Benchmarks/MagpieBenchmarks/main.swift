@@ -36,9 +36,12 @@ func runBenchmarks(quick: Bool, only: String?) async throws -> Report {
 }
 
 let groups = ["hit", "bind", "cold", "thumbnail", "png"]
-let only = arguments.firstIndex(of: "--only").map { arguments[arguments.index(after: $0)...].first } ?? nil
-if let only, !groups.contains(only) {
-    print("--only takes one of: \(groups.joined(separator: ", "))")
-    exit(2)
+var only: String?
+if let flag = arguments.firstIndex(of: "--only") {
+    only = arguments[arguments.index(after: flag)...].first
+    guard let only, groups.contains(only) else {
+        print("--only takes one of: \(groups.joined(separator: ", "))")
+        exit(2)
+    }
 }
 try await runBenchmarks(quick: arguments.contains("--quick"), only: only).print()
