@@ -36,6 +36,7 @@ let package = Package(
             dependencies: ["CVips"],
             linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("z")]
         ),
+        .target(name: "CMagpieSystem"),
         .target(
             name: "CMagpieTestSupport",
             linkerSettings: [.linkedLibrary("z")]
@@ -44,6 +45,7 @@ let package = Package(
             name: "Magpie",
             dependencies: [
                 "CMagpieVips",
+                "CMagpieSystem",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

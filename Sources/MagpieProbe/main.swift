@@ -6,6 +6,10 @@
 //   MagpieProbe decode MAX_PIXELS FILE...    decodes each file, printing one JSON line per file
 //                                             with the time and peak memory it took
 //   MagpieProbe thumbnail MAX_PIXELS BOX FILE...   the same, downsampled into a BOX x BOX square
+//   MagpieProbe soak PHOTO_DIR LOADS CONCURRENCY BOX|full cache|no-cache EVERY
+//                                             loads LOADS distinct URLs of the photos (full size or
+//                                             as BOX thumbnails, with or without the memory cache),
+//                                             printing a JSON memory sample every EVERY loads
 import Foundation
 import Magpie
 
@@ -26,11 +30,22 @@ case "thumbnail":
           let box = Int(arguments[arguments.startIndex + 2]), box > 0 else { usage() }
     let thumbnail = ImageRequest.Thumbnail(width: box, height: box)
     DecodeMeter.run(files: Array(arguments.dropFirst(3)), maximumPixels: maximumPixels, thumbnail: thumbnail)
+case "soak":
+    let values = Array(arguments.dropFirst())
+    guard values.count == 6, let loads = Int(values[1]), let concurrency = Int(values[2]), concurrency > 0,
+        let every = Int(values[5]), every > 0, ["cache", "no-cache"].contains(values[4])
+    else { usage() }
+    let box = Int(values[3])
+    guard box != nil || values[3] == "full" else { usage() }
+    try await SoakRun.run(SoakRun.Settings(
+        photos: URL(fileURLWithPath: values[0]), loads: loads, concurrency: concurrency,
+        thumbnail: box.map { ImageRequest.Thumbnail(width: $0, height: $0) }, memoryCache: values[4] == "cache",
+        reportEvery: every))
 default:
     usage()
 }
 
 func usage() -> Never {
-    FileHandle.standardError.write(Data("usage: MagpieProbe write-cache DIR SIZE_LIMIT | decode MAX_PIXELS FILE... | thumbnail MAX_PIXELS BOX FILE...\n".utf8))
+    FileHandle.standardError.write(Data("usage: MagpieProbe write-cache DIR SIZE_LIMIT | decode MAX_PIXELS FILE... | thumbnail MAX_PIXELS BOX FILE... | soak PHOTO_DIR LOADS CONCURRENCY BOX|full cache|no-cache EVERY\n".utf8))
     exit(2)
 }

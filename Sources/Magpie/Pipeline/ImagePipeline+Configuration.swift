@@ -12,6 +12,10 @@ extension ImagePipeline {
         public var downloadOrder = DownloadOrder.fifo
         /// Memory cache limits; `nil` turns the memory cache off.
         public var memoryCache: ImageCache.Limits? = .default
+        /// Tells the pipeline when memory is short, so it empties the memory cache (see
+        /// ``ImagePipeline/trimMemory(reason:)``); `nil` turns this off. By default the
+        /// process's cgroup limit and the kernel's pressure-stall information.
+        public var memoryPressure: (any MemoryPressureSource)? = SystemMemoryPressure()
         /// Disk cache location and limits; `nil` turns the disk cache off.
         public var diskCache: DataCache.Configuration? = .init()
         /// A download that receives nothing for this long fails with ``MagpieError/timedOut(_:)``.
@@ -47,6 +51,8 @@ extension ImagePipeline {
         public var logger = Logger(label: "magpie")
         /// Where counters and timers go; `nil` uses the process's bootstrapped `MetricsSystem`.
         public var metricsFactory: (any MetricsFactory)?
+        /// Keeps weak references to every task, for tests that prove finished work is released.
+        var tracksWork = false
 
         /// The defaults.
         public init() {}

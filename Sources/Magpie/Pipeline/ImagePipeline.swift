@@ -30,11 +30,14 @@ public final class ImagePipeline: Sendable {
     private let scheduler: DownloadScheduler
     private let decodingPool: DecodingPool
     private let blocklist: FailedURLBlocklist
-    private let recorder = StatisticsRecorder()
+    let recorder = StatisticsRecorder()
     private let observers = PipelineObservers()
-    private let metrics: PipelineMetrics
-    private let dataTasks = TaskPool<DataWorkKey, LoadedData>()
-    private let imageTasks = TaskPool<ImageWorkKey, LoadedImage>()
+    let metrics: PipelineMetrics
+    private let dataTasks: TaskPool<DataWorkKey, LoadedData>
+    private let imageTasks: TaskPool<ImageWorkKey, LoadedImage>
+    /// Set only for tests that check finished work is released.
+    let workTracker: WorkTracker?
+    private let memoryPressureWatch = NIOLockedValueBox<MemoryPressureWatch?>(nil)
 
     /// Creates a pipeline. The disk cache directory is opened (and scanned) in the background.
     public init(configuration: Configuration = Configuration()) {
@@ -66,11 +69,17 @@ public final class ImagePipeline: Sendable {
         decodingPool = DecodingPool(threadCount: configuration.decodingThreads)
         blocklist = FailedURLBlocklist(duration: configuration.failedURLBlockDuration, now: configuration.clock)
         metrics = PipelineMetrics(factory: configuration.metricsFactory)
+        workTracker = configuration.tracksWork ? WorkTracker() : nil
+        dataTasks = TaskPool(tracker: workTracker)
+        imageTasks = TaskPool(tracker: workTracker)
+        let watch = startWatchingMemoryPressure()
+        memoryPressureWatch.withLockedValue { $0 = watch }
     }
 
     /// Stops the HTTP client and decoding threads after waiting for pending disk writes.
     /// Loads started afterwards fail.
     public func shutdown() async {
+        memoryPressureWatch.withLockedValue { $0 }?.cancel()
         await dataCache?.flush()
         try? await client.shutdown()
         await decodingPool.shutdown()
@@ -106,6 +115,7 @@ public final class ImagePipeline: Sendable {
             guard let self, let event = self.pipelineEvent(for: event, of: task, started: started, received: received) else { return }
             self.emit(event)
         }
+        workTracker?.track(task)
         task.start { [self] task throws(MagpieError) in
             try await self.counted { () throws(MagpieError) in try await self.load(task) }
         }
@@ -230,8 +240,10 @@ public final class ImagePipeline: Sendable {
             return ImageResponse(image: image, request: request, source: .memory)
         }
         try validate(request, keys: keys)
+        // The shared work must not capture the task: a task is the work's subscriber, not its owner.
+        let arrival = task.arrival
         let (shared, joined) = imageTasks.task(for: keys.imageWork) { [self] shared throws(MagpieError) in
-            try await decode(request, keys: keys, arrival: task.arrival, shared: shared)
+            try await decode(request, keys: keys, arrival: arrival, shared: shared)
         }
         if joined { recordCoalesced() }
         let loaded = try await shared.value(

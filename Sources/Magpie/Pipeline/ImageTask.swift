@@ -116,6 +116,9 @@ public final class ImageTask: Sendable {
             } catch {
                 result = .failure(error)
             }
+            // The subscription holds the shared work, which holds its result and what it
+            // depended on: a finished task that someone keeps must not keep those.
+            state.withLockedValue { $0.subscription = nil }
             send(.finished(result))
             eventContinuation.finish()
             return try result.get()

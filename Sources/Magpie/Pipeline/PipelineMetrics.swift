@@ -11,6 +11,8 @@ struct PipelineMetrics: Sendable {
     let coalesced: Counter
     let cancelled: Counter
     let failures: Counter
+    let memoryTrims: Counter
+    let trimmedBytes: Counter
     let decodeTime: Timer
 
     init(factory: (any MetricsFactory)?) {
@@ -27,6 +29,8 @@ struct PipelineMetrics: Sendable {
         coalesced = counter("magpie_coalesced_total")
         cancelled = counter("magpie_cancelled_total")
         failures = counter("magpie_failures_total")
+        memoryTrims = counter("magpie_memory_trims_total")
+        trimmedBytes = counter("magpie_memory_trimmed_bytes_total")
         if let factory {
             decodeTime = Timer(label: "magpie_decode_duration", dimensions: [], factory: factory)
         } else {
@@ -36,6 +40,11 @@ struct PipelineMetrics: Sendable {
 
     func recordCoalesced() {
         coalesced.increment()
+    }
+
+    func recordTrim(freedBytes: Int) {
+        memoryTrims.increment()
+        trimmedBytes.increment(by: freedBytes)
     }
 
     func recordDecode(_ duration: Duration) {

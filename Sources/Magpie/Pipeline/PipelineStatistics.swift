@@ -22,6 +22,8 @@ public struct PipelineStatistics: Sendable, Equatable {
     public var cancelled = 0
     /// Loads that failed (cancellation not included).
     public var failed = 0
+    /// Times the memory cache was emptied for memory pressure or by ``ImagePipeline/trimMemory(reason:)``.
+    public var memoryTrims = 0
 
     /// All zeros.
     public init() {}

@@ -36,15 +36,17 @@ final class SharedTask<Value: Sendable>: Sendable {
         var run: UInt64 = 0
         var priority = ImageRequest.Priority.veryLow
         var onPriorityChange: (@Sendable (ImageRequest.Priority) -> Void)?
+        /// Dropped when the work finishes: it captures what the work needed (requests, other
+        /// tasks), and whoever still holds this task for its result must not keep those alive.
+        var work: Work?
     }
 
-    private let state = NIOLockedValueBox(State())
-    private let work: Work
+    private let state: NIOLockedValueBox<State>
     private let onEnd: @Sendable (SharedTask<Value>) -> Void
 
     /// `onEnd` runs once when the work finishes or is abandoned; pools use it to forget the task.
     init(work: @escaping Work, onEnd: @escaping @Sendable (SharedTask<Value>) -> Void) {
-        self.work = work
+        self.state = NIOLockedValueBox(State(work: work))
         self.onEnd = onEnd
     }
 
@@ -91,27 +93,29 @@ final class SharedTask<Value: Sendable>: Sendable {
     }
 
     private func subscribe(priority: ImageRequest.Priority, onEvent: @escaping @Sendable (WorkEvent) -> Void) -> UInt64 {
-        let (id, run, change) = state.withLockedValue { state -> (UInt64, UInt64?, (@Sendable () -> Void)?) in
+        let (id, start, change) = state.withLockedValue { state -> (UInt64, (run: UInt64, work: Work)?, (@Sendable () -> Void)?) in
             state.nextID += 1
             let id = state.nextID
             state.subscribers[id] = Subscriber(priority: priority, continuation: nil, onEvent: onEvent)
-            var run: UInt64?
+            var start: (UInt64, Work)?
             switch state.phase {
             case .idle, .abandoned:
+                // Only a finished task has dropped its work, and it never starts again.
+                guard let work = state.work else { break }
                 state.phase = .starting
                 state.run += 1
-                run = state.run
+                start = (state.run, work)
             case .starting, .running, .finished:
                 break
             }
-            return (id, run, Self.updatePriority(&state))
+            return (id, start, Self.updatePriority(&state))
         }
         change?()
-        if let run { start(run) }
+        if let start { self.start(start.run, work: start.work) }
         return id
     }
 
-    private func start(_ run: UInt64) {
+    private func start(_ run: UInt64, work: @escaping Work) {
         let task = Task { [self] in
             let result: Result<Value, MagpieError>
             do throws(MagpieError) {
@@ -148,6 +152,10 @@ final class SharedTask<Value: Sendable>: Sendable {
             state.phase = .finished(result)
             let waiting = state.subscribers.values.compactMap(\.continuation)
             state.subscribers.removeAll()
+            // What the work captured and its priority hook (which holds the task it depended
+            // on, and through it that task's result) are no longer needed.
+            state.work = nil
+            state.onPriorityChange = nil
             return waiting
         }
         guard let continuations else { return }
@@ -159,6 +167,8 @@ final class SharedTask<Value: Sendable>: Sendable {
         let (subscriber, abandoned, change) = state.withLockedValue { state -> (Subscriber?, Task<Void, Never>??, (@Sendable () -> Void)?) in
             guard let subscriber = state.subscribers.removeValue(forKey: id) else { return (nil, nil, nil) }
             guard state.subscribers.isEmpty else { return (subscriber, nil, Self.updatePriority(&state)) }
+            // The work sets its hook again if a late subscriber restarts it.
+            state.onPriorityChange = nil
             switch state.phase {
             case .running(let task):
                 state.phase = .abandoned

@@ -4,6 +4,11 @@ import NIOConcurrencyHelpers
 /// that arrives while the work for its key is running joins it instead of starting another.
 final class TaskPool<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private let tasks = NIOLockedValueBox([Key: SharedTask<Value>]())
+    private let tracker: WorkTracker?
+
+    init(tracker: WorkTracker? = nil) {
+        self.tracker = tracker
+    }
 
     /// The running task for `key`, or a new one doing `work`. `joined` tells which.
     func task(for key: Key, work: @escaping SharedTask<Value>.Work) -> (task: SharedTask<Value>, joined: Bool) {
@@ -15,6 +20,7 @@ final class TaskPool<Key: Hashable & Sendable, Value: Sendable>: Sendable {
                 }
             }
             tasks[key] = task
+            tracker?.track(task)
             return (task, false)
         }
     }

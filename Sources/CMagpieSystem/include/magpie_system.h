@@ -1,0 +1,17 @@
+// The few C library calls Magpie needs that Swift's Glibc module does not import.
+#ifndef MAGPIE_SYSTEM_H
+#define MAGPIE_SYSTEM_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Hands memory the allocator keeps in its free lists back to the system (glibc's
+/// `malloc_trim(0)`); does nothing with other C libraries.
+void magpie_release_free_memory(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

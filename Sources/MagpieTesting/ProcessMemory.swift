@@ -1,0 +1,37 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// This process's memory as Linux reports it in `/proc/self/status`: what the reliability and
+/// sustained-load probes measure, and what an operator's monitoring sees.
+public enum ProcessMemory {
+    /// Resident set size (`VmRSS`), in bytes.
+    public static var resident: Int { statusField("VmRSS") }
+
+    /// Peak resident set size since start or the last ``resetPeak()`` (`VmHWM`), in bytes.
+    public static var peak: Int { statusField("VmHWM") }
+
+    /// Resets the peak to the current resident size (writing 5 to `/proc/self/clear_refs`).
+    public static func resetPeak() {
+        let descriptor = open("/proc/self/clear_refs", O_WRONLY)
+        guard descriptor >= 0 else { return }
+        _ = write(descriptor, "5", 1)
+        close(descriptor)
+    }
+
+    /// A `kB` field of /proc/self/status, in bytes; 0 where there is no such file.
+    private static func statusField(_ name: String) -> Int {
+        let descriptor = open("/proc/self/status", O_RDONLY)
+        guard descriptor >= 0 else { return 0 }
+        defer { close(descriptor) }
+        var buffer = [UInt8](repeating: 0, count: 8192)
+        let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+        guard count > 0 else { return 0 }
+        let status = String(decoding: buffer[0..<count], as: UTF8.self)
+        for line in status.split(separator: "\n") where line.hasPrefix(name + ":") {
+            let digits = line.dropFirst(name.count + 1).filter(\.isNumber)
+            return (Int(digits) ?? 0) * 1024
+        }
+        return 0
+    }
+}
