@@ -359,25 +359,40 @@ int magpie_vips_decode(const void *data, size_t length, uint64_t max_pixels,
         take_error(error, error_length, "converting to RGBA failed");
         return MAGPIE_VIPS_FAILED;
     }
-    size_t size = 0;
-    void *pixels = vips_image_write_to_memory(rgba, &size);
+    // Nothing is decoded yet: libvips runs the pipeline when magpie_vips_render asks for pixels.
+    image->handle = rgba;
     image->width = vips_image_get_width(rgba);
     image->height = vips_image_get_height(rgba);
-    g_object_unref(rgba);
-    if (!pixels) {
+    return MAGPIE_VIPS_OK;
+}
+
+int magpie_vips_render(magpie_vips_image *image, unsigned char *destination, size_t length,
+                       char *error, size_t error_length) {
+    VipsImage *rgba = image->handle;
+    if (!rgba || length != VIPS_IMAGE_SIZEOF_IMAGE(rgba)) {
+        set_error(error, error_length, "the destination does not fit the image");
+        return MAGPIE_VIPS_FAILED;
+    }
+    // What vips_image_write_to_memory does, into the caller's buffer instead of a new one.
+    VipsImage *target = vips_image_new_from_memory(destination, length, rgba->Xsize, rgba->Ysize,
+                                                   rgba->Bands, rgba->BandFmt);
+    if (!target) {
         take_error(error, error_length, "decoding failed");
         return MAGPIE_VIPS_FAILED;
     }
-    image->pixels = pixels;
-    image->length = size;
+    int failed = vips_image_write(rgba, target);
+    g_object_unref(target);
+    if (failed) {
+        take_error(error, error_length, "decoding failed");
+        return MAGPIE_VIPS_FAILED;
+    }
     return MAGPIE_VIPS_OK;
 }
 
 void magpie_vips_free_image(magpie_vips_image *image) {
-    if (image && image->pixels) {
-        g_free(image->pixels);
-        image->pixels = NULL;
-        image->length = 0;
+    if (image && image->handle) {
+        g_object_unref(image->handle);
+        image->handle = NULL;
     }
 }
 

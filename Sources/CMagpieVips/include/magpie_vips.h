@@ -43,9 +43,8 @@ typedef struct {
 } magpie_vips_header;
 
 typedef struct {
-    /// RGBA, 8 bits per channel, straight (not premultiplied) alpha, rows packed.
-    unsigned char *pixels;
-    size_t length;
+    /// The libvips pipeline that produces the pixels when rendered (a VipsImage).
+    void *handle;
     int width;
     int height;
     magpie_vips_header source;
@@ -60,7 +59,7 @@ int magpie_vips_initialize(magpie_vips_log_fn log, char *error, size_t error_len
 int magpie_vips_read_header(const void *data, size_t length, magpie_vips_header *header,
                             char *error, size_t error_length);
 
-/// Decodes to upright RGBA8. Images declaring more than `max_pixels` are refused before any
+/// Prepares decoding to upright RGBA8; `magpie_vips_render` produces the pixels. Images declaring more than `max_pixels` are refused before any
 /// pixel is decoded. With `target_width`/`target_height` above 0 the image is downsampled at
 /// load time (shrink-on-load) to fit inside, or with `fill` to cover and be centre-cropped to,
 /// that box; it is never enlarged.
@@ -70,7 +69,13 @@ int magpie_vips_decode(const void *data, size_t length, uint64_t max_pixels,
                        int target_width, int target_height, int fill, int partial,
                        magpie_vips_image *image, char *error, size_t error_length);
 
-/// Frees the pixels of an image returned by `magpie_vips_decode`.
+/// Decodes the prepared image into `destination`, which must hold width * height * 4 bytes:
+/// RGBA, 8 bits per channel, straight (not premultiplied) alpha, rows packed. Writing into
+/// the caller's memory means the bitmap exists once, not once in libvips and once in a copy.
+int magpie_vips_render(magpie_vips_image *image, unsigned char *destination, size_t length,
+                       char *error, size_t error_length);
+
+/// Releases what `magpie_vips_decode` prepared.
 void magpie_vips_free_image(magpie_vips_image *image);
 
 /// Encodes RGBA8 pixels to "png", "jpeg", "jpeg-progressive", "webp" or "gif". `quality` applies to lossy formats.

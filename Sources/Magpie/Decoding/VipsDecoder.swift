@@ -27,36 +27,44 @@ public struct VipsDecoder: ImageDecoding {
     ) throws(MagpieError) -> DecodedImage {
         try VipsRuntime.start()
         guard !data.isEmpty else { throw .unsupportedFormat("the data is empty") }
-        var image = magpie_vips_image()
         var message = [CChar](repeating: 0, count: 512)
-        let status = data.withUnsafeBytes { bytes in
-            magpie_vips_decode(
+        let outcome = data.withUnsafeBytes { bytes -> Result<DecodedImage, MagpieError> in
+            // libvips reads `bytes` lazily while rendering, so both steps happen in here.
+            var image = magpie_vips_image()
+            defer { magpie_vips_free_image(&image) }
+            let status = magpie_vips_decode(
                 bytes.baseAddress, bytes.count, UInt64(max(0, maximumPixels)),
                 Int32(clamping: thumbnail?.width ?? 0), Int32(clamping: thumbnail?.height ?? 0),
                 thumbnail?.contentMode == .fill ? 1 : 0, partial ? 1 : 0,
                 &image, &message, message.count)
+            switch Int(status) {
+            case MAGPIE_VIPS_OK:
+                break
+            case MAGPIE_VIPS_NOT_AN_IMAGE, MAGPIE_VIPS_UNSUPPORTED:
+                return .failure(.unsupportedFormat(Self.text(message)))
+            case MAGPIE_VIPS_TOO_MANY_PIXELS:
+                return .failure(.imageTooLarge(width: Int(image.source.width), height: Int(image.source.height), limit: maximumPixels))
+            default:
+                return .failure(.decodingFailed(Self.text(message)))
+            }
+            let width = Int(image.width)
+            let height = Int(image.height)
+            var rendered = Int32(MAGPIE_VIPS_FAILED)
+            let pixels = [UInt8](unsafeUninitializedCapacity: width * height * 4) { buffer, count in
+                rendered = magpie_vips_render(&image, buffer.baseAddress, buffer.count, &message, message.count)
+                // A failed render leaves the buffer undefined: keep none of it.
+                count = rendered == MAGPIE_VIPS_OK ? buffer.count : 0
+            }
+            guard rendered == MAGPIE_VIPS_OK else { return .failure(.decodingFailed(Self.text(message))) }
+            return .success(DecodedImage(
+                width: width, height: height, pixels: pixels, sourceFormat: Self.format(of: image.source),
+                sourceWidth: Int(image.source.width), sourceHeight: Int(image.source.height)))
         }
-        defer { magpie_vips_free_image(&image) }
-        let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        switch Int(status) {
-        case MAGPIE_VIPS_OK:
-            break
-        case MAGPIE_VIPS_NOT_AN_IMAGE, MAGPIE_VIPS_UNSUPPORTED:
-            throw .unsupportedFormat(text)
-        case MAGPIE_VIPS_TOO_MANY_PIXELS:
-            throw .imageTooLarge(width: Int(image.source.width), height: Int(image.source.height), limit: maximumPixels)
-        default:
-            throw .decodingFailed(text)
-        }
-        let width = Int(image.width)
-        let height = Int(image.height)
-        guard let pixels = image.pixels, image.length == width * height * 4 else {
-            throw .decodingFailed("libvips returned \(image.length) bytes for \(width)x\(height) RGBA")
-        }
-        let buffer = [UInt8](UnsafeBufferPointer(start: pixels, count: image.length))
-        return DecodedImage(
-            width: width, height: height, pixels: buffer, sourceFormat: Self.format(of: image.source),
-            sourceWidth: Int(image.source.width), sourceHeight: Int(image.source.height))
+        return try outcome.get()
+    }
+
+    private static func text(_ message: [CChar]) -> String {
+        String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     static func format(of header: magpie_vips_header) -> ImageFormat {

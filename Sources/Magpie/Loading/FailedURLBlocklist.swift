@@ -3,8 +3,23 @@ import NIOConcurrencyHelpers
 /// URLs that failed for a reason retrying will not fix, kept for a while so a page full of
 /// broken links does not hit the server again on every view; and URLs whose server asked, with
 /// `Retry-After`, not to be asked again before a given time.
+///
+/// Expired entries are swept whenever the list has doubled since the last sweep, so a crawler
+/// that meets millions of broken URLs holds only those still blocked.
 final class FailedURLBlocklist: Sendable {
-    private let entries = NIOLockedValueBox([String: ContinuousClock.Instant]())
+    private struct Entries {
+        var until: [String: ContinuousClock.Instant] = [:]
+        var sweepAt = 1024
+
+        mutating func insert(_ key: String, until instant: ContinuousClock.Instant, now: ContinuousClock.Instant) {
+            until[key] = max(until[key] ?? instant, instant)
+            guard until.count >= sweepAt else { return }
+            until = until.filter { $0.value > now }
+            sweepAt = max(1024, until.count * 2)
+        }
+    }
+
+    private let entries = NIOLockedValueBox(Entries())
     private let duration: Duration
     private let now: @Sendable () -> ContinuousClock.Instant
 
@@ -16,32 +31,35 @@ final class FailedURLBlocklist: Sendable {
     func contains(_ key: String) -> Bool {
         let instant = now()
         return entries.withLockedValue { entries in
-            guard let until = entries[key] else { return false }
+            guard let until = entries.until[key] else { return false }
             if until > instant { return true }
-            entries[key] = nil
+            entries.until[key] = nil
             return false
         }
     }
 
     func record(_ error: MagpieError, for key: String) {
         guard !error.isTransient, duration > .zero else { return }
-        let until = now() + duration
-        entries.withLockedValue { $0[key] = until }
+        let instant = now()
+        entries.withLockedValue { $0.insert(key, until: instant + duration, now: instant) }
     }
 
     /// Blocks `key` for `wait`, as a server's `Retry-After` asks, even for a transient failure.
     /// A blocklist switched off (duration zero) stays off.
     func block(_ key: String, for wait: Duration) {
         guard duration > .zero else { return }
-        let until = now() + wait
-        entries.withLockedValue { entries in entries[key] = max(entries[key] ?? until, until) }
+        let instant = now()
+        entries.withLockedValue { $0.insert(key, until: instant + wait, now: instant) }
     }
 
     func remove(_ key: String) {
-        entries.withLockedValue { $0[key] = nil }
+        entries.withLockedValue { $0.until[key] = nil }
     }
 
+    /// Entries held, expired ones not yet swept included.
+    var count: Int { entries.withLockedValue { $0.until.count } }
+
     func removeAll() {
-        entries.withLockedValue { $0.removeAll() }
+        entries.withLockedValue { $0 = Entries() }
     }
 }

@@ -1,0 +1,31 @@
+public import Foundation
+
+/// Photo-like JPEGs of 0.3 to 12 megapixels (a third progressive) made by the shared
+/// `make-photos` tool, for sustained-load tests and benchmarks that must use real-size images.
+public enum Photos {
+    public struct Unavailable: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// A folder holding `count` photos, made on first use and reused afterwards (the tool is
+    /// deterministic and skips files that exist). Needs python3 with Pillow.
+    public static func folder(count: Int) throws -> URL {
+        let tool = Corpus.directory.deletingLastPathComponent().appendingPathComponent("tools/make-photos")
+        guard FileManager.default.isExecutableFile(atPath: tool.path) || FileManager.default.fileExists(atPath: tool.path) else {
+            throw Unavailable(description: "make-photos is missing: \(tool.path)")
+        }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("magpie-photos-\(count)", isDirectory: true)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", tool.path, folder.path, "\(count)"]
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        let message = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw Unavailable(description: "make-photos failed: \(String(decoding: message, as: UTF8.self))")
+        }
+        return folder
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import MagpieTesting
+import Testing
+
+/// A child process loads hundreds of distinct URLs of real-size photos through one pipeline and
+/// reports its resident memory; finished loads must leave nothing behind. One leaked bitmap per
+/// load (12 MB on average for these photos) or even one leaked body (0.8 MB) would grow the
+/// process by hundreds of megabytes here, far past the bound.
+@Suite("Sustained load keeps memory flat")
+struct SustainedLoadTests {
+    /// Growth allowed between the sample after warm-up and the last one: allocator slack and
+    /// the odd larger working set, nothing per load.
+    static let allowedGrowth = 100 << 20
+
+    static func soak(
+        loads: Int, concurrency: Int = 6, box: Int?, memoryCache: Bool, every: Int
+    ) async throws -> [SoakSample] {
+        let photos = try Photos.folder(count: 18)
+        let probe = try MagpieTool.locate("MagpieProbe")
+        defer { probe.cleanUp() }
+        let arguments = [
+            "soak", photos.path, "\(loads)", "\(concurrency)", box.map(String.init) ?? "full",
+            memoryCache ? "cache" : "no-cache", "\(every)",
+        ]
+        let result = try await probe.run(arguments, limit: .seconds(3600))
+        try #require(result.status == 0, "the soak process failed: \(result.standardError.suffix(2000))")
+        let samples = try result.outputLines.map { try JSONDecoder().decode(SoakSample.self, from: Data($0.utf8)) }
+        for sample in samples {
+            print("soak \(box.map { "\($0) px" } ?? "full size") \(memoryCache ? "cached" : "uncached"): "
+                + "\(sample.loads) loads, RSS \(sample.resident >> 20) MB, peak \(sample.peak >> 20) MB, "
+                + "memory cache \(sample.memoryCacheCost >> 20) MB")
+        }
+        try #require(samples.last?.loads == loads)
+        #expect(samples.last?.failures == 0)
+        return samples
+    }
+
+    @Test func fullSizePhotosWithoutTheMemoryCache() async throws {
+        let samples = try await Self.soak(loads: 300, box: nil, memoryCache: false, every: 12)
+        let warm = try #require(samples.first { $0.loads >= 36 })
+        let last = try #require(samples.last)
+        #expect(last.resident - warm.resident < Self.allowedGrowth,
+                "RSS grew from \(warm.resident >> 20) MB after \(warm.loads) loads to \(last.resident >> 20) MB after \(last.loads)")
+    }
+
+    /// Tens of thousands of loads, as thumbnails and with the default memory cache:
+    /// `MAGPIE_SOAK_LOADS=20000 swift test --filter SustainedLoadTests`.
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["MAGPIE_SOAK_LOADS"] != nil))
+    func longRunOfThumbnailsWithTheMemoryCache() async throws {
+        let loads = Int(ProcessInfo.processInfo.environment["MAGPIE_SOAK_LOADS"] ?? "") ?? 20_000
+        let samples = try await Self.soak(loads: loads, box: 256, memoryCache: true, every: 500)
+        // The memory cache fills up to its limit; what it holds is accounted for, the rest must stay flat.
+        let warm = try #require(samples.first { $0.loads >= 1000 })
+        let last = try #require(samples.last)
+        let growth = (last.resident - last.memoryCacheCost) - (warm.resident - warm.memoryCacheCost)
+        #expect(growth < Self.allowedGrowth, "RSS beyond the memory cache grew by \(growth >> 20) MB")
+    }
+}
