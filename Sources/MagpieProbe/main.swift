@@ -17,6 +17,8 @@ import Magpie
 import Glibc
 #endif
 
+// Before any other thread allocates, as `magpie` does: see MallocArenas.
+_ = MallocArenas.limit
 let arguments = CommandLine.arguments.dropFirst()
 switch arguments.first {
 case "write-cache":

@@ -3,6 +3,7 @@ import Hummingbird
 public import Logging
 import NIOCore
 import NIOConcurrencyHelpers
+import ServiceLifecycle
 
 /// An HTTP/1.1 server on 127.0.0.1 with an OS-chosen port, for tests, benchmarks and the demo.
 ///
@@ -17,11 +18,13 @@ public final class ImageServer: Sendable {
     /// The port the server listens on.
     public let port: Int
     let routes: RouteTable
+    private let services: ServiceGroup
     private let runner: Task<Void, any Error>
 
-    private init(port: Int, routes: RouteTable, runner: Task<Void, any Error>) {
+    private init(port: Int, routes: RouteTable, services: ServiceGroup, runner: Task<Void, any Error>) {
         self.port = port
         self.routes = routes
+        self.services = services
         self.runner = runner
     }
 
@@ -40,13 +43,17 @@ public final class ImageServer: Sendable {
                 portContinuation.finish()
             },
             logger: quiet)
-        let runner = Task { try await application.runService(gracefulShutdownSignals: []) }
+        var configuration = ServiceGroupConfiguration(services: [application], gracefulShutdownSignals: [], logger: quiet)
+        // A response held back by a gate that a test never opened must not stall shutdown.
+        configuration.maximumGracefulShutdownDuration = .seconds(3)
+        let services = ServiceGroup(configuration: configuration)
+        let runner = Task { try await services.run() }
         var iterator = portStream.makeAsyncIterator()
         guard let port = await iterator.next(), port > 0 else {
             runner.cancel()
             throw ServerError.couldNotStart
         }
-        return ImageServer(port: port, routes: routes, runner: runner)
+        return ImageServer(port: port, routes: routes, services: services, runner: runner)
     }
 
     enum ServerError: Error {
@@ -105,9 +112,11 @@ public final class ImageServer: Sendable {
     /// Requests received on all paths.
     public var totalRequests: Int { routes.totalRequests }
 
-    /// Stops the server.
+    /// Stops the server gracefully: it stops accepting, finishes the responses under way and
+    /// closes its connections. (Cancelling the serving task instead can leave a just-accepted
+    /// connection unserved, which NIO reports by stopping the process.)
     public func shutdown() async {
-        runner.cancel()
+        await services.triggerGracefulShutdown()
         _ = try? await runner.value
     }
 }

@@ -1,3 +1,6 @@
+import Magpie
 import MagpieCLI
 
+// Before any other thread allocates: see MallocArenas.
+_ = MallocArenas.limit
 await MagpieCommand.runAndExit()

@@ -10,6 +10,10 @@ extern "C" {
 /// `malloc_trim(0)`); does nothing with other C libraries.
 void magpie_release_free_memory(void);
 
+/// Caps the number of glibc malloc arenas (`mallopt(M_ARENA_MAX, count)`). Returns 1 when
+/// applied, 0 with other C libraries or when glibc refuses.
+int magpie_limit_malloc_arenas(int count);
+
 #ifdef __cplusplus
 }
 #endif

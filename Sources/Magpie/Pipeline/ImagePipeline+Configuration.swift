@@ -12,6 +12,12 @@ extension ImagePipeline {
         public var downloadOrder = DownloadOrder.fifo
         /// Memory cache limits; `nil` turns the memory cache off.
         public var memoryCache: ImageCache.Limits? = .default
+        /// Limits glibc's malloc to two arenas for the whole process (once, when the first
+        /// pipeline is created, unless `MALLOC_ARENA_MAX` is set), so freed bodies and bitmaps
+        /// are reused instead of piling up in per-thread arenas: without it, resident memory
+        /// creeps up by hundreds of megabytes over a few thousand large loads. Turn it off when
+        /// the process tunes its allocator itself (jemalloc, its own `mallopt`).
+        public var limitsMallocArenas = true
         /// Tells the pipeline when memory is short, so it empties the memory cache (see
         /// ``ImagePipeline/trimMemory(reason:)``); `nil` turns this off. By default the
         /// process's cgroup limit and the kernel's pressure-stall information.

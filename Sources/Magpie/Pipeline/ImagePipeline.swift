@@ -41,6 +41,7 @@ public final class ImagePipeline: Sendable {
 
     /// Creates a pipeline. The disk cache directory is opened (and scanned) in the background.
     public init(configuration: Configuration = Configuration()) {
+        if configuration.limitsMallocArenas { _ = MallocArenas.limit }
         self.configuration = configuration
         memoryCache = configuration.memoryCache.map { ImageCache(limits: $0, now: configuration.clock) }
         dataCache = configuration.diskCache.map {

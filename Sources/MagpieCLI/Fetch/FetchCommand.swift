@@ -46,6 +46,11 @@ struct FetchCommand: AsyncParsableCommand {
     @Flag(help: "Print one JSON object per URL instead of text (the summary goes to standard error).")
     var json = false
 
+    // Each image is written out and dropped, so memory only serves a URL listed twice; a
+    // server's default (up to 768 MB) would only make a long list hold on to what it wrote.
+    @Option(help: ArgumentHelp("Memory cache size for images listed more than once, e.g. 64MB (0 turns it off).", valueName: "size"))
+    var memoryCache = "64MB"
+
     @OptionGroup var cache: CacheLocation
     @OptionGroup var verbosity: Verbosity
 
@@ -61,6 +66,9 @@ struct FetchCommand: AsyncParsableCommand {
         }
         guard (1...256).contains(concurrency) else { throw ValidationError("--concurrency must be between 1 and 256.") }
         if noCache, cache.cacheDir != nil { throw ValidationError("--no-cache and --cache-dir cannot be used together.") }
+        if ByteCount.parse(memoryCache) == nil {
+            throw ValidationError("--memory-cache must be a size such as 64MB or 0, not '\(memoryCache)'.")
+        }
         if urls.isEmpty, input == nil { throw ValidationError("Give at least one URL, or a list with -i FILE (or -i - for standard input).") }
     }
 
@@ -80,6 +88,7 @@ struct FetchCommand: AsyncParsableCommand {
         var configuration = ImagePipeline.Configuration()
         configuration.diskCache = noCache ? nil : DataCache.Configuration(directory: cache.directory)
         configuration.maximumConcurrentDownloads = concurrency
+        configuration.memoryCache = ByteCount.parse(memoryCache).flatMap { $0 > 0 ? ImageCache.Limits(totalCost: $0) : nil }
         configuration.logger = logger
         var options: ImageRequest.Options = []
         if retryFailed { options.insert(.retryFailed) }

@@ -1,0 +1,40 @@
+import Foundation
+import Magpie
+import MagpieTesting
+import Testing
+
+// The Memory budget article's snippets, compiled and run.
+func makeServerPipeline(cacheDirectory: URL) -> ImagePipeline {
+    var configuration = ImagePipeline.Configuration()
+    configuration.diskCache = DataCache.Configuration(directory: cacheDirectory)
+    // A quarter of a 2 GB container for decoded images; the rest for work in flight.
+    configuration.memoryCache = ImageCache.Limits(totalCost: 512 * 1024 * 1024)
+    var pressure = SystemMemoryPressure()
+    pressure.usageThreshold = 0.8
+    configuration.memoryPressure = pressure
+    return ImagePipeline(configuration: configuration)
+}
+
+func drainForMaintenance(_ pipeline: ImagePipeline) {
+    let freed = pipeline.trimMemory(reason: "maintenance window")
+    print("freed \(freed / 1_048_576) MB of decoded images")
+}
+
+@Suite("Memory budget article")
+struct MemoryBudgetArticleTests {
+    @Test func serverPipelineLoadsAndDrains() async throws {
+        let server = try await ImageServer.start()
+        server.serve("/a.png", .image(try TestImages.texture(width: 32, height: 32, format: .png)))
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("magpie-article-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let pipeline = makeServerPipeline(cacheDirectory: directory)
+        #expect(pipeline.memoryCache != nil)
+        _ = try await pipeline.image(for: server.url("/a.png"))
+        #expect(pipeline.memoryCache?.count == 1)
+        drainForMaintenance(pipeline)
+        #expect(pipeline.memoryCache?.count == 0)
+        #expect(pipeline.statistics.memoryTrims == 1)
+        await pipeline.shutdown()
+        await server.shutdown()
+    }
+}
