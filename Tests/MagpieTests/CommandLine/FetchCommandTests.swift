@@ -117,6 +117,7 @@ struct FetchCommandTests {
         (["fetch", "http://x/a.png", "--output", "o", "--format", "original", "--thumbnail", "8x8"], "cannot be combined"),
         (["fetch", "http://x/a.png", "--concurrency", "0"], "--concurrency must be"),
         (["fetch", "http://x/a.png", "--no-cache", "--cache-dir", "c"], "cannot be used together"),
+        (["fetch", "http://x/a.png", "--memory-cache", "plenty"], "--memory-cache must be a size"),
         (["fetch", "-i", "/nonexistent/list.txt"], "Cannot read the URL list"),
         (["fetch", "http://x/a.png", "--frobnicate"], "Unknown option"),
         (["cache", "trim", "--max-size", "lots"], "--max-size must be"),
@@ -137,6 +138,16 @@ struct FetchCommandTests {
             let result = try await tool.run(command + ["--help"])
             #expect(result.status == 0, "\(command)")
             #expect(result.standardOutput.contains("USAGE"), "\(command)")
+        }
+    }
+
+    @Test func aURLListedTwiceComesFromMemoryUnlessTheMemoryCacheIsOff() async throws {
+        try await withCLIFixture { fixture in
+            let url = fixture.url(CLIFixture.images[0].path)
+            let cached = try await fixture.tool.run(["fetch", "--json", "--no-cache", "--concurrency", "1", url, url])
+            #expect(try Self.jsonObjects(cached).map { $0["source"] as? String } == ["network", "memory"])
+            let uncached = try await fixture.tool.run(["fetch", "--json", "--no-cache", "--concurrency", "1", "--memory-cache", "0", url, url])
+            #expect(try Self.jsonObjects(uncached).map { $0["source"] as? String } == ["network", "network"])
         }
     }
 

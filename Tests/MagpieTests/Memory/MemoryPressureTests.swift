@@ -88,6 +88,15 @@ struct CgroupMemoryTests {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         }
 
+        /// A tree where the process belongs to `cgroup` (the lines of /proc/self/cgroup), with
+        /// `mounts` as its mountinfo and `files` (path: contents) under the cgroup mounts.
+        convenience init(cgroup: String, mounts: String, files: [String: String]) throws {
+            try self.init()
+            try write(cgroup, to: "/proc/self/cgroup")
+            try write(mounts, to: "/proc/self/mountinfo")
+            for (file, contents) in files { try write(contents, to: file) }
+        }
+
         func write(_ text: String, to file: String) throws {
             let full = path + file
             try FileManager.default.createDirectory(
@@ -106,14 +115,13 @@ struct CgroupMemoryTests {
         """
 
     @Test func cgroupV2WorkingSetLeavesOutInactivePageCache() throws {
-        let root = try FakeRoot()
-        try root.write("0::/system.slice/app.service\n", to: "/proc/self/cgroup")
-        try root.write(Self.v2Mounts, to: "/proc/self/mountinfo")
         let directory = "/sys/fs/cgroup/system.slice/app.service"
-        try root.write("900000000\n", to: directory + "/memory.current")
-        try root.write("1000000000\n", to: directory + "/memory.max")
-        try root.write("anon 700000000\nfile 200000000\ninactive_file 150000000\nactive_file 50000000\n", to: directory + "/memory.stat")
-        try root.write("some avg10=0.00 avg60=0.00 avg300=0.00 total=0\n", to: directory + "/memory.pressure")
+        let root = try FakeRoot(cgroup: "0::/system.slice/app.service\n", mounts: Self.v2Mounts, files: [
+            directory + "/memory.current": "900000000\n",
+            directory + "/memory.max": "1000000000\n",
+            directory + "/memory.stat": "anon 700000000\nfile 200000000\ninactive_file 150000000\nactive_file 50000000\n",
+            directory + "/memory.pressure": "some avg10=0.00 avg60=0.00 avg300=0.00 total=0\n",
+        ])
 
         let cgroup = try #require(CgroupMemory.locate(root: root.path))
         #expect(cgroup.version == .v2)
@@ -125,23 +133,20 @@ struct CgroupMemoryTests {
     }
 
     @Test func cgroupV2WithoutALimitHasNoWorkingSetBound() throws {
-        let root = try FakeRoot()
-        try root.write("0::/\n", to: "/proc/self/cgroup")
-        try root.write(Self.v2Mounts, to: "/proc/self/mountinfo")
-        try root.write("12345\n", to: "/sys/fs/cgroup/memory.current")
-        try root.write("max\n", to: "/sys/fs/cgroup/memory.max")
+        let root = try FakeRoot(cgroup: "0::/\n", mounts: Self.v2Mounts, files: [
+            "/sys/fs/cgroup/memory.current": "12345\n", "/sys/fs/cgroup/memory.max": "max\n",
+        ])
         let cgroup = try #require(CgroupMemory.locate(root: root.path))
         #expect(cgroup.workingSet() == nil)
     }
 
     @Test func hybridHostUsesTheV1MemoryController() throws {
-        let root = try FakeRoot()
-        try root.write("4:memory:/process_api/abc\n0::/\n", to: "/proc/self/cgroup")
-        try root.write(Self.hybridMounts, to: "/proc/self/mountinfo")
         let directory = "/sys/fs/cgroup/memory/process_api/abc"
-        try root.write("600000000\n", to: directory + "/memory.usage_in_bytes")
-        try root.write("536870912\n", to: directory + "/memory.limit_in_bytes")
-        try root.write("cache 100\ntotal_inactive_file 100000000\n", to: directory + "/memory.stat")
+        let root = try FakeRoot(cgroup: "4:memory:/process_api/abc\n0::/\n", mounts: Self.hybridMounts, files: [
+            directory + "/memory.usage_in_bytes": "600000000\n",
+            directory + "/memory.limit_in_bytes": "536870912\n",
+            directory + "/memory.stat": "cache 100\ntotal_inactive_file 100000000\n",
+        ])
         let cgroup = try #require(CgroupMemory.locate(root: root.path))
         #expect(cgroup.version == .v1)
         #expect(cgroup.pressureFile == nil)
@@ -151,22 +156,19 @@ struct CgroupMemoryTests {
     }
 
     @Test func containerSeesItsOwnCgroupAsTheMountRoot() throws {
-        let root = try FakeRoot()
         // Inside a container the path names the host's cgroup, but only that cgroup is mounted.
-        try root.write("0::/kubepods/pod1/ctr\n", to: "/proc/self/cgroup")
-        try root.write("30 23 0:26 /kubepods/pod1/ctr /sys/fs/cgroup ro - cgroup2 cgroup2 rw\n", to: "/proc/self/mountinfo")
-        try root.write("1\n", to: "/sys/fs/cgroup/memory.current")
-        try root.write("max\n", to: "/sys/fs/cgroup/memory.max")
+        let root = try FakeRoot(
+            cgroup: "0::/kubepods/pod1/ctr\n", mounts: "30 23 0:26 /kubepods/pod1/ctr /sys/fs/cgroup ro - cgroup2 cgroup2 rw\n",
+            files: ["/sys/fs/cgroup/memory.current": "1\n", "/sys/fs/cgroup/memory.max": "max\n"])
         let cgroup = try #require(CgroupMemory.locate(root: root.path))
         #expect(cgroup.directory == root.path + "/sys/fs/cgroup")
     }
 
     @Test func v1WithoutALimitReportsNone() throws {
-        let root = try FakeRoot()
-        try root.write("4:memory:/\n", to: "/proc/self/cgroup")
-        try root.write(Self.hybridMounts, to: "/proc/self/mountinfo")
-        try root.write("600000000\n", to: "/sys/fs/cgroup/memory/memory.usage_in_bytes")
-        try root.write("9223372036854771712\n", to: "/sys/fs/cgroup/memory/memory.limit_in_bytes")
+        let root = try FakeRoot(cgroup: "4:memory:/\n", mounts: Self.hybridMounts, files: [
+            "/sys/fs/cgroup/memory/memory.usage_in_bytes": "600000000\n",
+            "/sys/fs/cgroup/memory/memory.limit_in_bytes": "9223372036854771712\n",
+        ])
         let cgroup = try #require(CgroupMemory.locate(root: root.path))
         #expect(cgroup.workingSet() == nil)
     }
@@ -177,11 +179,9 @@ struct CgroupMemoryTests {
     }
 
     @Test func usageNearTheLimitIsReported() async throws {
-        let root = try FakeRoot()
-        try root.write("0::/app\n", to: "/proc/self/cgroup")
-        try root.write(Self.v2Mounts, to: "/proc/self/mountinfo")
-        try root.write("104857600\n", to: "/sys/fs/cgroup/app/memory.current")
-        try root.write("1048576000\n", to: "/sys/fs/cgroup/app/memory.max")
+        let root = try FakeRoot(cgroup: "0::/app\n", mounts: Self.v2Mounts, files: [
+            "/sys/fs/cgroup/app/memory.current": "104857600\n", "/sys/fs/cgroup/app/memory.max": "1048576000\n",
+        ])
         var source = SystemMemoryPressure()
         source.root = root.path
         source.checkInterval = .milliseconds(5)
