@@ -61,9 +61,9 @@ static gpointer initialize_once(gpointer log) {
     // Loaders built on large third-party libraries (ImageMagick, PDF, SVG...) are not
     // written for hostile input; Magpie only ever needs the web formats.
     vips_block_untrusted_set(TRUE);
-    // libvips compiles a liborc program for each resample it builds; after about 30,000
-    // thumbnails on two decoding threads a soak run died with SIGSEGV inside liborc's code
-    // allocator (orc_code_allocate_codemem), the crash sharp's users avoid by turning liborc off.
+    // libvips compiles a liborc program for each resample it builds; during a 20,000-thumbnail
+    // soak on two decoding threads the process died with SIGSEGV inside liborc's code allocator
+    // (orc_code_allocate_codemem), the crash sharp's users avoid by turning liborc off.
     // Without it the resample runs libvips' C loops: a 12 MP JPEG thumbnail took 52.3 -> 53.8 ms.
     vips_vector_set_enabled(FALSE);
     const GLogLevelFlags levels =
