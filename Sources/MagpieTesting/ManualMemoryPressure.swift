@@ -12,6 +12,7 @@ public final class ManualMemoryPressure: MemoryPressureSource {
     private let handlers = NIOLockedValueBox([UInt64: @Sendable (MemoryPressure) -> Void]())
     private let nextID = NIOLockedValueBox<UInt64>(0)
 
+    /// Creates a source that reports nothing until ``report(_:)`` is called.
     public init() {}
 
     public func watch(_ handler: @escaping @Sendable (MemoryPressure) -> Void) -> MemoryPressureWatch {

@@ -3,6 +3,7 @@ public import Foundation
 /// Photo-like JPEGs of 0.3 to 12 megapixels (a third progressive) made by the shared
 /// `make-photos` tool, for sustained-load tests and benchmarks that must use real-size images.
 public enum Photos {
+    /// The photos could not be made: the tool, python3 or Pillow is missing, or the tool failed.
     public struct Unavailable: Error, CustomStringConvertible {
         public let description: String
     }
