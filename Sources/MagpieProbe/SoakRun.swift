@@ -27,7 +27,7 @@ enum SoakRun {
         if !settings.memoryCache { configuration.memoryCache = nil }
         configuration.maximumConcurrentDownloads = settings.concurrency
         let encoder = JSONEncoder()
-        try await withImagePipeline(configuration: configuration) { pipeline in
+        await withImagePipeline(configuration: configuration) { pipeline in
             var finished = 0
             var failures = 0
             await withTaskGroup(of: Bool.self) { group in
