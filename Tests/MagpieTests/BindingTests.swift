@@ -109,7 +109,10 @@ struct BindingTests {
     @Test func deallocatingTheTargetCancelsItsRequest() async throws {
         try await withTestFixture { fixture in
             let bytes = try TestImages.texture(width: 400, height: 400, format: .png)
-            fixture.server.serve("/d.png", ServedRoute(body: bytes, contentType: "image/png", bytesPerSecond: bytes.count / 4))
+            // Forty seconds of body: the view must be gone long before it could finish, even when
+            // the main actor is busy with the other suites running beside this one (a 4 s body
+            // once completed first in a full parallel run).
+            fixture.server.serve("/d.png", ServedRoute(body: bytes, contentType: "image/png", bytesPerSecond: bytes.count / 40))
             var view: RecordingView? = RecordingView()
             let deallocated = AsyncStream.makeStream(of: Void.self)
             view?.onDeinit = { deallocated.continuation.yield() }
