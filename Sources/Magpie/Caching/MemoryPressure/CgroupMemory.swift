@@ -55,7 +55,7 @@ struct CgroupMemory: Sendable, Equatable {
             }
             relative = String(relative.dropFirst(mount.root.count))
         }
-        let nested = (mount.point + relative).replacingSuffix("/")
+        let nested = (mount.point + relative).droppingSuffix("/")
         if SmallFile.contents(root + nested + (version == .v2 ? "/memory.current" : "/memory.usage_in_bytes")) != nil {
             return CgroupMemory(version: version, directory: root + nested, root: root)
         }
@@ -118,7 +118,7 @@ struct CgroupMemory: Sendable, Equatable {
 }
 
 extension String {
-    fileprivate func replacingSuffix(_ suffix: String) -> String {
+    fileprivate func droppingSuffix(_ suffix: String) -> String {
         count > 1 && hasSuffix(suffix) ? String(dropLast(suffix.count)) : self
     }
 
