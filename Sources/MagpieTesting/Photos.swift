@@ -12,7 +12,7 @@ public enum Photos {
     /// deterministic and skips files that exist). Needs python3 with Pillow.
     public static func folder(count: Int) throws -> URL {
         let tool = Corpus.directory.deletingLastPathComponent().appendingPathComponent("tools/make-photos")
-        guard FileManager.default.isExecutableFile(atPath: tool.path) || FileManager.default.fileExists(atPath: tool.path) else {
+        guard FileManager.default.fileExists(atPath: tool.path) else {
             throw Unavailable(description: "make-photos is missing: \(tool.path)")
         }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("magpie-photos-\(count)", isDirectory: true)
