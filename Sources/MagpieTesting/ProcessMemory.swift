@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Magpie
 
 /// This process's memory as Linux reports it in `/proc/self/status`: what the reliability and
 /// sustained-load probes measure, and what an operator's monitoring sees.
@@ -21,13 +22,7 @@ public enum ProcessMemory {
 
     /// A `kB` field of /proc/self/status, in bytes; 0 where there is no such file.
     private static func statusField(_ name: String) -> Int {
-        let descriptor = open("/proc/self/status", O_RDONLY)
-        guard descriptor >= 0 else { return 0 }
-        defer { close(descriptor) }
-        var buffer = [UInt8](repeating: 0, count: 8192)
-        let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-        guard count > 0 else { return 0 }
-        let status = String(decoding: buffer[0..<count], as: UTF8.self)
+        guard let status = SmallFile.contents("/proc/self/status") else { return 0 }
         for line in status.split(separator: "\n") where line.hasPrefix(name + ":") {
             let digits = line.dropFirst(name.count + 1).filter(\.isNumber)
             return (Int(digits) ?? 0) * 1024

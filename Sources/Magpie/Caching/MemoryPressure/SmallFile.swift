@@ -5,9 +5,10 @@ import Darwin
 #endif
 
 /// Reads the small text files of /proc and /sys, which report a size of 0 or 4096 whatever they
-/// hold, so they are read until end of file rather than by their size.
-enum SmallFile {
-    static func contents(_ path: String, limit: Int = 1 << 16) -> String? {
+/// hold, so they are read until end of file rather than by their size. `package` for the test
+/// support's process-memory probe, which reads /proc/self/status the same way.
+package enum SmallFile {
+    package static func contents(_ path: String, limit: Int = 1 << 16) -> String? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
