@@ -12,6 +12,7 @@ struct DataLoader: Sendable {
         var maximumRedirects: Int
         var idleTimeout: Duration
         var totalTimeout: Duration
+        var connectTimeout: Duration
         var allowedSchemes: Set<String>
     }
 
@@ -21,7 +22,7 @@ struct DataLoader: Sendable {
         case notModified(HTTPMetadata)
     }
 
-    let client: HTTPClient
+    let clients: OutboundClients
     let limits: Limits
     let logger: Logger
 
@@ -86,11 +87,20 @@ struct DataLoader: Sendable {
             var request = HTTPClientRequest(url: url.absoluteString)
             for (name, value) in headers { request.headers.replaceOrAdd(name: name, value: value) }
 
+            let route = clients.client(for: url)
+            let destination = NetworkFailure.Destination(
+                host: url.host ?? "", port: url.port ?? Self.defaultPort(url), proxy: route.proxy,
+                connectTimeout: limits.connectTimeout)
             let response: HTTPClientResponse
             do {
-                response = try await client.execute(request, deadline: deadline, logger: logger)
+                response = try await route.client.execute(request, deadline: deadline, logger: logger)
             } catch {
-                throw map(error, url: originalURL)
+                var mapped = map(error, url: originalURL, destination: destination)
+                if case .network(let failure) = mapped, failure.reason == .certificateNotTrusted, route.proxy == nil {
+                    mapped = .network(
+                        await CertificateDiagnosis.diagnose(failure, host: destination.host, port: destination.port, now: now()))
+                }
+                throw mapped
             }
             let status = Int(response.status.code)
             let responseHeaders = response.headers.map { (name: $0.name, value: $0.value) }
@@ -129,7 +139,8 @@ struct DataLoader: Sendable {
             }
             let expected = response.headers.first(name: "Content-Length").flatMap { Int($0) }
             let body = try await collect(
-                response.body, expected: expected, url: originalURL, partialBodies: partialBodies, onEvent: onEvent)
+                response.body, expected: expected, url: originalURL, destination: destination, partialBodies: partialBodies,
+                onEvent: onEvent)
             return .downloaded(body, metadata)
         }
     }
@@ -144,7 +155,7 @@ struct DataLoader: Sendable {
     }
 
     private func collect(
-        _ body: HTTPClientResponse.Body, expected: Int?, url: URL, partialBodies: Bool,
+        _ body: HTTPClientResponse.Body, expected: Int?, url: URL, destination: NetworkFailure.Destination, partialBodies: Bool,
         onEvent: @Sendable (WorkEvent) -> Void
     ) async throws(MagpieError) -> [UInt8] {
         if let expected, expected > limits.maximumResponseBytes {
@@ -168,10 +179,10 @@ struct DataLoader: Sendable {
         } catch let error as MagpieError {
             throw error
         } catch {
-            throw map(error, url: url)
+            throw map(error, url: url, destination: destination)
         }
         if let expected, bytes.count != expected {
-            throw .network("the body ended after \(bytes.count) of \(expected) bytes")
+            throw .network(NetworkFailure(.connectionLost, "the body ended after \(bytes.count) of \(expected) bytes"))
         }
         return bytes
     }
@@ -198,26 +209,24 @@ struct DataLoader: Sendable {
         }
     }
 
-    private func map(_ error: any Error, url: URL) -> MagpieError {
+    private func map(_ error: any Error, url: URL, destination: NetworkFailure.Destination) -> MagpieError {
         if error is CancellationError { return .cancelled }
         if let error = error as? HTTPClientError {
             switch error {
             case .cancelled: return .cancelled
-            case .readTimeout, .deadlineExceeded, .connectTimeout, .getConnectionFromPoolTimeout,
-                .tlsHandshakeTimeout, .writeTimeout:
+            case .readTimeout, .deadlineExceeded, .writeTimeout:
                 return .timedOut(url)
-            case .remoteConnectionClosed:
-                return .network("the server closed the connection before the response ended")
             case .bodyLengthMismatch:
-                return .network("the body length does not match Content-Length")
+                return .network(NetworkFailure(.connectionLost, "the body length does not match Content-Length"))
             case .invalidURL, .emptyHost, .emptyScheme:
                 return .invalidURL(url.absoluteString, reason: "\(error)")
             default:
-                return .network("\(error)")
+                break
             }
         }
         if Task.isCancelled { return .cancelled }
-        return .network("\(error)")
+        if let failure = NetworkFailure(classifying: error, to: destination) { return .network(failure) }
+        return .network(NetworkFailure(.other, "exchange with \(destination.hostAndPort) failed: \(error)"))
     }
 
     private static func sameOrigin(_ a: URL, _ b: URL) -> Bool {
@@ -225,7 +234,7 @@ struct DataLoader: Sendable {
             && (a.port ?? defaultPort(a)) == (b.port ?? defaultPort(b))
     }
 
-    private static func defaultPort(_ url: URL) -> Int {
+    static func defaultPort(_ url: URL) -> Int {
         url.scheme?.lowercased() == "https" ? 443 : 80
     }
 }

@@ -24,6 +24,15 @@ extension ImagePipeline {
         public var memoryPressure: (any MemoryPressureSource)? = SystemMemoryPressure()
         /// Disk cache location and limits; `nil` turns the disk cache off.
         public var diskCache: DataCache.Configuration? = .init()
+        /// A connection that is not established (TCP and TLS) within this long fails with
+        /// ``NetworkFailure/Reason/connectTimedOut``, freeing its download slot. A refused
+        /// connection or an unknown host fails at once, without waiting for it.
+        public var connectTimeout: Duration = .seconds(5)
+        /// Certificates trusted and shown over HTTPS, and the oldest TLS version offered.
+        public var tls = TLSSettings()
+        /// An egress HTTP proxy; `nil` connects directly. See ``ProxySettings/init(environment:)``
+        /// to take it from `HTTPS_PROXY`, `HTTP_PROXY` and `NO_PROXY`.
+        public var proxy: ProxySettings?
         /// A download that receives nothing for this long fails with ``MagpieError/timedOut(_:)``.
         public var idleTimeout: Duration = .seconds(15)
         /// A download that takes longer than this in all fails with ``MagpieError/timedOut(_:)``.

@@ -25,7 +25,7 @@ public final class ImagePipeline: Sendable {
     /// Original bytes on disk; `nil` when turned off.
     public let dataCache: DataCache?
 
-    private let client: HTTPClient
+    private let clients: OutboundClients
     private let loader: DataLoader
     private let scheduler: DownloadScheduler
     private let decodingPool: DecodingPool
@@ -47,21 +47,17 @@ public final class ImagePipeline: Sendable {
         dataCache = configuration.diskCache.map {
             DataCache(configuration: $0, logger: configuration.logger, now: configuration.wallClock)
         }
-        var httpConfiguration = HTTPClient.Configuration(
-            redirectConfiguration: .disallow,
-            timeout: .init(connect: TimeAmount(configuration.idleTimeout), read: TimeAmount(configuration.idleTimeout)),
-            decompression: .disabled)
-        httpConfiguration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(8, configuration.maximumConcurrentDownloads)
-        client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: httpConfiguration)
+        clients = OutboundClients(configuration: configuration)
         var schemes: Set = ["http", "https"]
         if configuration.allowsFileURLs { schemes.insert("file") }
         loader = DataLoader(
-            client: client,
+            clients: clients,
             limits: .init(
                 maximumResponseBytes: configuration.maximumResponseBytes,
                 maximumRedirects: configuration.maximumRedirects,
                 idleTimeout: configuration.idleTimeout,
                 totalTimeout: configuration.totalTimeout,
+                connectTimeout: configuration.connectTimeout,
                 allowedSchemes: schemes.subtracting(["file"])),
             logger: configuration.logger)
         scheduler = DownloadScheduler(
@@ -82,7 +78,7 @@ public final class ImagePipeline: Sendable {
     public func shutdown() async {
         memoryPressureWatch.withLockedValue { $0 }?.cancel()
         await dataCache?.flush()
-        try? await client.shutdown()
+        await clients.shutdown()
         await decodingPool.shutdown()
     }
 
@@ -367,7 +363,7 @@ public final class ImagePipeline: Sendable {
             do {
                 try await modifier(&outgoing)
             } catch {
-                throw .network("the request modifier failed: \(error)")
+                throw .network(NetworkFailure(.other, "the request modifier failed: \(error)"))
             }
         }
         let outcome: DataLoader.Outcome
@@ -416,9 +412,9 @@ public final class ImagePipeline: Sendable {
         let path = url.path
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
             let size = attributes[.size] as? Int
-        else { throw .network("cannot read \(path)") }
+        else { throw .network(NetworkFailure(.other, "cannot read \(path)")) }
         guard size <= limit else { throw .responseTooLarge(limit: limit) }
-        guard let data = FileManager.default.contents(atPath: path) else { throw .network("cannot read \(path)") }
+        guard let data = FileManager.default.contents(atPath: path) else { throw .network(NetworkFailure(.other, "cannot read \(path)")) }
         return LoadedData(bytes: Array(data), contentType: nil, source: .disk)
     }
 }

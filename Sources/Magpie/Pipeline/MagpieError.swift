@@ -28,8 +28,9 @@ public enum MagpieError: Error, Sendable, Equatable, CustomStringConvertible {
     case timedOut(URL)
     /// The load was cancelled by its caller.
     case cancelled
-    /// A connection-level failure: refused, reset, closed before the body ended, TLS, DNS.
-    case network(String)
+    /// A connection-level failure: host not found, refused, connect timed out, certificate not
+    /// trusted, reset before the body ended. ``NetworkFailure/reason`` says which.
+    case network(NetworkFailure)
     /// The bytes are not an image, or are an image format Magpie does not decode.
     case unsupportedFormat(String)
     /// The decoder started but failed; the message is the decoder's own.
@@ -71,7 +72,8 @@ public enum MagpieError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unsupportedFormat, .decodingFailed, .imageTooLarge, .invalidURL, .tooManyRedirects,
             .responseTooLarge:
             false
-        case .blocked, .timedOut, .cancelled, .network, .notCached, .diskCache: true
+        case .network(let failure): failure.isTransient
+        case .blocked, .timedOut, .cancelled, .notCached, .diskCache: true
         }
     }
 }

@@ -15,7 +15,7 @@ enum FailureMessage {
         case .responseTooLarge(let limit): "response too large: over \(limit) bytes"
         case .tooManyRedirects: "too many redirects"
         case .timedOut: "timed out"
-        case .network(let detail): "network error: \(detail)"
+        case .network(let failure): failure.message
         case .blocked: "failed earlier in this run; --retry-failed tries again"
         case .cancelled: "cancelled"
         case .notCached: "not in the cache"

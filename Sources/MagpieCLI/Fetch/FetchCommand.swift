@@ -52,6 +52,7 @@ struct FetchCommand: AsyncParsableCommand {
     var memoryCache = "64MB"
 
     @OptionGroup var cache: CacheLocation
+    @OptionGroup(title: "Connections") var connection: ConnectionOptions
     @OptionGroup var verbosity: Verbosity
 
     func validate() throws {
@@ -86,6 +87,7 @@ struct FetchCommand: AsyncParsableCommand {
         }
 
         var configuration = ImagePipeline.Configuration()
+        try connection.apply(to: &configuration, environment: ProcessInfo.processInfo.environment)
         configuration.diskCache = noCache ? nil : DataCache.Configuration(directory: cache.directory)
         configuration.maximumConcurrentDownloads = concurrency
         configuration.memoryCache = ByteCount.parse(memoryCache).flatMap { $0 > 0 ? ImageCache.Limits(totalCost: $0) : nil }

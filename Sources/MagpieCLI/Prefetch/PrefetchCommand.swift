@@ -19,6 +19,7 @@ struct PrefetchCommand: AsyncParsableCommand {
     var concurrency = 4
 
     @OptionGroup var cache: CacheLocation
+    @OptionGroup(title: "Connections") var connection: ConnectionOptions
     @OptionGroup var verbosity: Verbosity
 
     func validate() throws {
@@ -38,6 +39,7 @@ struct PrefetchCommand: AsyncParsableCommand {
             }
         }
         var configuration = ImagePipeline.Configuration()
+        try connection.apply(to: &configuration, environment: ProcessInfo.processInfo.environment)
         configuration.diskCache = DataCache.Configuration(directory: cache.directory)
         configuration.maximumConcurrentDownloads = concurrency
         configuration.logger = logger

@@ -36,7 +36,9 @@ struct MagpieTool {
 
     /// Runs `magpie arguments…`, feeding `input` on standard input, and waits for it to exit
     /// (killing it after `limit`, so a hang fails the test instead of stalling the suite).
-    func run(_ arguments: [String], input: String = "", limit: Duration = .seconds(120)) async throws -> Result {
+    func run(
+        _ arguments: [String], input: String = "", environment: [String: String] = [:], limit: Duration = .seconds(120)
+    ) async throws -> Result {
         let scratch = home.appendingPathComponent("run-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
@@ -47,7 +49,7 @@ struct MagpieTool {
         _ = FileManager.default.createFile(atPath: outputFile.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
 
-        let process = makeProcess(arguments)
+        let process = makeProcess(arguments, environment: environment)
         process.standardInput = try FileHandle(forReadingFrom: inputFile)
         process.standardOutput = try FileHandle(forWritingTo: outputFile)
         process.standardError = try FileHandle(forWritingTo: errorFile)
@@ -76,12 +78,13 @@ struct MagpieTool {
     }
 
     /// The executable with `arguments`, in an environment of its own: the scratch home, a plain
-    /// terminal type, no inherited variables.
-    private func makeProcess(_ arguments: [String]) -> Process {
+    /// terminal type, no inherited variables but `extra`.
+    private func makeProcess(_ arguments: [String], environment extra: [String: String] = [:]) -> Process {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
         process.environment = ["HOME": home.path, "PATH": "/usr/bin:/bin", "TERM": "dumb", "LANG": "C.UTF-8"]
+            .merging(extra) { _, given in given }
         return process
     }
 

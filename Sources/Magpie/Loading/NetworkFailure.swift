@@ -1,0 +1,63 @@
+/// Why a connection to a server failed, in words a person can act on and a reason code can
+/// switch on. Carried by ``MagpieError/network(_:)``.
+///
+/// ```swift
+/// catch MagpieError.network(let failure) where failure.reason == .certificateNotTrusted {
+///     // Trust the origin's CA: Configuration.tls.trustedCertificates
+/// }
+/// ```
+///
+/// | Reason | Typical cause | Blocklisted |
+/// |---|---|---|
+/// | ``Reason/hostNotFound`` | DNS has no such name | no |
+/// | ``Reason/connectionRefused`` | nothing listens on the port | no |
+/// | ``Reason/hostUnreachable`` | no route to the host's network | no |
+/// | ``Reason/connectTimedOut`` | no answer within ``ImagePipeline/Configuration/connectTimeout`` | no |
+/// | ``Reason/certificateNotTrusted`` | self-signed or private CA not in the trust settings | yes |
+/// | ``Reason/certificateExpired`` | the server's certificate is out of date (or not yet valid) | yes |
+/// | ``Reason/certificateForAnotherHost`` | the certificate names a different host | yes |
+/// | ``Reason/tlsHandshakeFailed`` | no common TLS version or cipher, client certificate refused | yes |
+/// | ``Reason/proxyFailed`` | the egress proxy refused or could not reach the origin | no |
+/// | ``Reason/connectionLost`` | reset or closed before the response ended | no |
+/// | ``Reason/other`` | anything else, such as a request modifier that threw | no |
+///
+/// Connection failures are not blocklisted: they describe the host or the network, not the
+/// URL, and they fail within milliseconds (or the connect timeout), so trying again is cheap.
+/// Certificate and handshake failures do not fix themselves within minutes.
+public struct NetworkFailure: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What kind of failure this is.
+    public enum Reason: String, Sendable, Hashable, CaseIterable {
+        case hostNotFound
+        case connectionRefused
+        case hostUnreachable
+        case connectTimedOut
+        case certificateNotTrusted
+        case certificateExpired
+        case certificateForAnotherHost
+        case tlsHandshakeFailed
+        case proxyFailed
+        case connectionLost
+        case other
+    }
+
+    /// What kind of failure this is.
+    public let reason: Reason
+    /// One line saying what happened, naming the host.
+    public let message: String
+
+    /// Creates a failure; `message` is shown as it is.
+    public init(_ reason: Reason, _ message: String) {
+        self.reason = reason
+        self.message = message
+    }
+
+    public var description: String { message }
+
+    /// Whether the failed-URL blocklist may remember the URL (see the table above).
+    var isTransient: Bool {
+        switch reason {
+        case .certificateNotTrusted, .certificateExpired, .certificateForAnotherHost, .tlsHandshakeFailed: false
+        case .hostNotFound, .connectionRefused, .hostUnreachable, .connectTimedOut, .proxyFailed, .connectionLost, .other: true
+        }
+    }
+}

@@ -1,0 +1,46 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+
+/// The HTTP clients a pipeline sends through: one direct, and one per configured proxy, since
+/// AsyncHTTPClient sets its proxy per client and `NO_PROXY` decides per URL.
+struct OutboundClients: Sendable {
+    private let direct: HTTPClient
+    private let proxied: [ProxySettings.Server: HTTPClient]
+    private let proxy: ProxySettings?
+
+    init(configuration: ImagePipeline.Configuration) {
+        var base = HTTPClient.Configuration(
+            tlsConfiguration: configuration.tls.nioConfiguration,
+            redirectConfiguration: .disallow,
+            timeout: .init(connect: TimeAmount(configuration.connectTimeout), read: TimeAmount(configuration.idleTimeout)),
+            decompression: .disabled)
+        base.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = max(8, configuration.maximumConcurrentDownloads)
+        // Retrying a refused or unresolvable connection until the connect timeout only delays
+        // the error: it holds a download slot for seconds and fails the same way. A load that
+        // fails is tried again by the next request for the URL.
+        base.connectionPool.retryConnectionEstablishment = false
+        direct = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: base)
+        proxy = configuration.proxy
+        var proxied: [ProxySettings.Server: HTTPClient] = [:]
+        for server in [configuration.proxy?.http, configuration.proxy?.https].compactMap({ $0 }) where proxied[server] == nil {
+            var through = base
+            through.proxy = .server(
+                host: server.host, port: server.port,
+                authorization: server.credentials.map { .basic(username: $0.username, password: $0.password) })
+            proxied[server] = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: through)
+        }
+        self.proxied = proxied
+    }
+
+    /// The client for `url` and the proxy it goes through, if any.
+    func client(for url: URL) -> (client: HTTPClient, proxy: ProxySettings.Server?) {
+        guard let server = proxy?.server(for: url), let client = proxied[server] else { return (direct, nil) }
+        return (client, server)
+    }
+
+    func shutdown() async {
+        try? await direct.shutdown()
+        for client in proxied.values { try? await client.shutdown() }
+    }
+}
