@@ -74,7 +74,9 @@ struct DataLoader: Sendable {
         onEvent: @Sendable (WorkEvent) -> Void
     ) async throws(MagpieError) -> Outcome {
         let originalURL = outgoing.url
-        let deadline = NIODeadline.now() + TimeAmount(limits.totalTimeout)
+        // `load`'s own timer enforces the total timeout and says `timedOut`; AsyncHTTPClient's
+        // deadline is only a backstop, a second later, so the two never race to name the failure.
+        let deadline = NIODeadline.now() + TimeAmount(limits.totalTimeout) + .seconds(1)
         var url = outgoing.url
         var headers = outgoing.headers
         if let cached {

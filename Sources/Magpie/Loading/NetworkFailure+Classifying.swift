@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import NIOHTTP1
 import NIOPosix
 import NIOSSL
 
@@ -57,6 +58,12 @@ extension NetworkFailure {
             case ECONNRESET, EPIPE: return (.connectionLost, "the connection to \(place) was reset")
             default: return (.other, "cannot talk to \(place): \(String(cString: strerror(error.errnoCode)))")
             }
+        }
+        if let error = error as? HTTPParserError {
+            if case .invalidEOFState = error {
+                return (.connectionLost, "\(place) closed the connection before the response ended")
+            }
+            return (.other, "\(place) sent malformed HTTP (\(error))")
         }
         if let error = error as? ChannelError, case .connectTimeout = error {
             return (.connectTimedOut, connectTimedOut(place, destination))

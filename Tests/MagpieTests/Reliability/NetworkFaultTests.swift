@@ -28,10 +28,10 @@ struct NetworkFaultTests {
             if case .timedOut = $0 { true } else { false }
         },
         Scenario(name: "reset mid-body", route: { ServedRoute(body: $0, contentType: "image/png", fault: .reset(afterBytes: $0.count / 2)) }) {
-            if case .network = $0 { true } else { false }
+            if case .network(let failure) = $0 { failure.reason == .connectionLost } else { false }
         },
         Scenario(name: "body shorter than Content-Length", route: { ServedRoute(body: $0, contentType: "image/png", fault: .truncate(afterBytes: $0.count / 3)) }) {
-            if case .network = $0 { true } else { false }
+            if case .network(let failure) = $0 { failure.reason == .connectionLost } else { false }
         },
         Scenario(name: "HTML error page with status 200", route: { _ in
             ServedRoute(body: Array("<!doctype html><title>Oops</title><p>Try later".utf8), contentType: "text/html")
