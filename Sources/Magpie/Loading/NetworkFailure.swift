@@ -27,16 +27,28 @@
 public struct NetworkFailure: Error, Sendable, Hashable, CustomStringConvertible {
     /// What kind of failure this is.
     public enum Reason: String, Sendable, Hashable, CaseIterable {
+        /// The name did not resolve.
         case hostNotFound
+        /// Nothing listens on the port.
         case connectionRefused
+        /// The host's network cannot be reached from here.
         case hostUnreachable
+        /// No connection within ``ImagePipeline/Configuration/connectTimeout``.
         case connectTimedOut
+        /// No trusted CA issued the server's certificate.
         case certificateNotTrusted
+        /// The server's certificate, or one in its chain, is out of date or not yet valid.
         case certificateExpired
+        /// The certificate is valid but names other hosts.
         case certificateForAnotherHost
+        /// The TLS handshake failed for another reason: no common version or cipher, a
+        /// refused client certificate.
         case tlsHandshakeFailed
+        /// The egress proxy could not be reached or would not open a tunnel.
         case proxyFailed
+        /// The connection was reset or closed before the response ended.
         case connectionLost
+        /// Anything else, such as a request modifier that threw or malformed HTTP.
         case other
     }
 

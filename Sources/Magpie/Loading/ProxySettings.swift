@@ -22,9 +22,12 @@ public struct ProxySettings: Sendable, Hashable {
 
         /// A user name and password sent to the proxy only.
         public struct Credentials: Sendable, Hashable {
+            /// The user name, as the proxy expects it.
             public var username: String
+            /// The password, sent only in the proxy's `Proxy-Authorization`.
             public var password: String
 
+            /// Credentials for Basic authentication with the proxy.
             public init(username: String, password: String) {
                 self.username = username
                 self.password = password

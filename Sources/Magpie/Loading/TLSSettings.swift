@@ -19,9 +19,13 @@ import NIOSSL
 public struct TLSSettings: Sendable {
     /// The oldest TLS version offered.
     public enum Version: String, Sendable, CaseIterable {
+        /// TLS 1.0, for origins that offer nothing newer.
         case v1_0 = "1.0"
+        /// TLS 1.1.
         case v1_1 = "1.1"
+        /// TLS 1.2, the default minimum.
         case v1_2 = "1.2"
+        /// TLS 1.3 only.
         case v1_3 = "1.3"
     }
 

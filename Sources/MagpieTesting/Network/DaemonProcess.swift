@@ -5,6 +5,7 @@ public import Foundation
 public final class DaemonProcess: Sendable {
     /// The program did not start or never opened its port.
     public struct StartError: Error, CustomStringConvertible {
+        /// What went wrong, with the program's output.
         public let description: String
     }
 

@@ -57,6 +57,7 @@ public enum LoopbackPort {
 
     /// A port could not be found or bound.
     public struct PortError: Error, CustomStringConvertible {
+        /// What failed.
         public let description: String
     }
 }

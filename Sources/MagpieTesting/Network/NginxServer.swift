@@ -10,13 +10,17 @@ public final class NginxServer: Sendable {
         public let connection: Int
         /// `HTTP/2.0`, `HTTP/1.1`.
         public let protocolVersion: String
+        /// The response status.
         public let status: Int
+        /// The request's path and query.
         public let path: String
         /// The `Proxy-Authorization` field the origin received, `nil` when none.
         public let proxyAuthorization: String?
     }
 
+    /// The port on 127.0.0.1.
     public let port: Int
+    /// Whether it serves https (with HTTP/2) rather than plain http.
     public let usesTLS: Bool
     private let folder: URL
     private let daemon: DaemonProcess

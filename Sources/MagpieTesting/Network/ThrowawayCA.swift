@@ -10,7 +10,9 @@ import X509
 public struct ThrowawayCA {
     /// A certificate and its private key as PEM files.
     public struct Issued: Sendable {
+        /// The certificate, PEM.
         public let certificateFile: URL
+        /// Its unencrypted private key, PEM (PKCS #8).
         public let keyFile: URL
     }
 

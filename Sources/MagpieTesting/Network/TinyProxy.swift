@@ -3,6 +3,7 @@ import Foundation
 /// tinyproxy from the system on 127.0.0.1: an HTTP proxy that tunnels `CONNECT` to any port,
 /// optionally asking for Basic credentials. Its log says which hosts it connected to.
 public final class TinyProxy: Sendable {
+    /// The port on 127.0.0.1.
     public let port: Int
     private let folder: URL
     private let daemon: DaemonProcess

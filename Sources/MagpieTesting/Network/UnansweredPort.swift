@@ -4,9 +4,11 @@ import Foundation
 /// packets: a socket listens with the smallest backlog and is never accepted from, and filler
 /// connections fill that backlog, after which Linux drops every new SYN.
 public final class UnansweredPort: Sendable {
+    /// The port on 127.0.0.1.
     public let port: Int
     private let descriptors: [Int32]
 
+    /// Listens and fills the backlog.
     public init() throws {
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
