@@ -3,8 +3,8 @@ public import Logging
 public import Metrics
 
 extension ImagePipeline {
-    /// Everything a pipeline can be told. The defaults follow SDWebImage and Nuke; see
-    /// `DESIGN.md` for where each comes from.
+    /// Everything a pipeline can be told. The defaults follow SDWebImage and Nuke; the
+    /// <doc:Defaults> article says where each comes from.
     public struct Configuration: Sendable {
         /// Downloads running at once; more wait in the queue.
         public var maximumConcurrentDownloads = 6
