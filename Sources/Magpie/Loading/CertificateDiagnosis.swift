@@ -9,9 +9,11 @@ import NIOSSL
 /// certificates the server presents and aborts the handshake, and their dates are read.
 /// Costs one connection, only on a failure the blocklist then remembers.
 enum CertificateDiagnosis {
-    static func diagnose(_ failure: NetworkFailure, host: String, port: Int, now: Date) async -> NetworkFailure {
-        guard let chain = await presentedChain(host: host, port: port), let leaf = chain.first else { return failure }
-        let place = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+    static func diagnose(_ failure: NetworkFailure, at destination: NetworkFailure.Destination, now: Date) async -> NetworkFailure {
+        guard let chain = await presentedChain(host: destination.host, port: destination.port), let leaf = chain.first else {
+            return failure
+        }
+        let place = destination.hostAndPort
         let instant = time_t(now.timeIntervalSince1970)
         if let expired = chain.first(where: { $0.notValidAfter < instant }) {
             let which = expired === leaf ? "the certificate of \(place)" : "a certificate in the chain of \(place)"

@@ -99,8 +99,7 @@ struct DataLoader: Sendable {
             } catch {
                 var mapped = map(error, url: originalURL, destination: destination)
                 if case .network(let failure) = mapped, failure.reason == .certificateNotTrusted, route.proxy == nil {
-                    mapped = .network(
-                        await CertificateDiagnosis.diagnose(failure, host: destination.host, port: destination.port, now: now()))
+                    mapped = .network(await CertificateDiagnosis.diagnose(failure, at: destination, now: now()))
                 }
                 throw mapped
             }
@@ -218,8 +217,6 @@ struct DataLoader: Sendable {
             case .cancelled: return .cancelled
             case .readTimeout, .deadlineExceeded, .writeTimeout:
                 return .timedOut(url)
-            case .bodyLengthMismatch:
-                return .network(NetworkFailure(.connectionLost, "the body length does not match Content-Length"))
             case .invalidURL, .emptyHost, .emptyScheme:
                 return .invalidURL(url.absoluteString, reason: "\(error)")
             default:

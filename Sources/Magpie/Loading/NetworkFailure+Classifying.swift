@@ -13,7 +13,12 @@ extension NetworkFailure {
         var proxy: ProxySettings.Server?
         var connectTimeout: Duration
 
-        var hostAndPort: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+        var hostAndPort: String { Self.hostAndPort(host, port) }
+
+        /// `host:port`, with brackets around an IPv6 address.
+        static func hostAndPort(_ host: String, _ port: Int) -> String {
+            host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        }
     }
 
     /// Reads what SwiftNIO, NIOSSL or AsyncHTTPClient threw while connecting or exchanging, and
@@ -79,6 +84,8 @@ extension NetworkFailure {
                 return (.tlsHandshakeFailed, "the TLS handshake with \(place) timed out")
             case .remoteConnectionClosed:
                 return (.connectionLost, "\(place) closed the connection before the response ended")
+            case .bodyLengthMismatch:
+                return (.connectionLost, "the body length does not match Content-Length")
             case .proxyAuthenticationRequired:
                 return (.proxyFailed, "the proxy \(destination.proxy?.description ?? "") asks for credentials (407)")
             case .invalidProxyResponse:
@@ -140,7 +147,6 @@ extension NetworkFailure {
 extension Duration {
     /// "5 s", "0.25 s".
     var formattedSeconds: String {
-        let seconds = Double(components.seconds) + Double(components.attoseconds) / 1e18
-        return seconds == seconds.rounded() ? "\(Int(seconds)) s" : "\(seconds) s"
+        timeInterval == timeInterval.rounded() ? "\(Int(timeInterval)) s" : "\(timeInterval) s"
     }
 }

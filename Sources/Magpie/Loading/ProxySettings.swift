@@ -62,7 +62,7 @@ public struct ProxySettings: Sendable, Hashable {
         }
 
         /// `host:port`, without credentials, for messages and logs.
-        public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+        public var description: String { NetworkFailure.Destination.hostAndPort(host, port) }
     }
 
     /// The proxy for `http:` URLs; `nil` connects directly.

@@ -1,5 +1,4 @@
 public import Foundation
-import AsyncHTTPClient
 import Dispatch
 import Logging
 import NIOConcurrencyHelpers

@@ -46,7 +46,7 @@ struct ConnectionOptions: ParsableArguments {
     /// Sets the pipeline's TLS, proxy and connect timeout; a file that cannot be read or a proxy
     /// that cannot be parsed is a validation error naming it.
     func apply(to configuration: inout ImagePipeline.Configuration, environment: [String: String]) throws {
-        configuration.connectTimeout = .milliseconds(Int(connectTimeout * 1000))
+        configuration.connectTimeout = .nanoseconds(Int64(connectTimeout * 1e9))
         do {
             if let file = cacert ?? environment["SSL_CERT_FILE"].flatMap({ $0.isEmpty ? nil : $0 }) {
                 configuration.tls.trustsSystemCertificates = false

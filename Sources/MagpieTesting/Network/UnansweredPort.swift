@@ -11,30 +11,29 @@ public final class UnansweredPort: Sendable {
     /// Listens and fills the backlog.
     public init() throws {
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let listening = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
-                bind(listener, generic, length) == 0 && getsockname(listener, generic, &length) == 0 && listen(listener, 0) == 0
-            }
+        guard listener >= 0 else {
+            throw LoopbackPort.PortError(description: "socket() failed: \(String(cString: strerror(errno)))")
         }
-        guard listener >= 0, listening else {
+        let port: Int
+        do {
+            port = try LoopbackPort.bindToAnyPort(listener)
+        } catch {
+            close(listener)
+            throw error
+        }
+        guard listen(listener, 0) == 0 else {
             close(listener)
             throw LoopbackPort.PortError(description: "cannot listen on 127.0.0.1: \(String(cString: strerror(errno)))")
         }
         var fillers: [Int32] = []
         for _ in 0..<4 {
             let filler = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-            _ = withUnsafePointer(to: &address) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(filler, $0, length) }
-            }
+            _ = LoopbackPort.connect(filler, to: port)
             fillers.append(filler)
         }
         // Give the fillers' handshakes a moment to land in the backlog before anyone else connects.
         usleep(100_000)
-        port = Int(UInt16(bigEndian: address.sin_port))
+        self.port = port
         descriptors = [listener] + fillers
     }
 
