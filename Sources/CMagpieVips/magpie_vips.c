@@ -1,6 +1,7 @@
 #include "magpie_vips.h"
 #include "jpeg_dc.h"
 #include "png_guard.h"
+#include "shim_errors.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,27 +10,6 @@
 #include <vips/vector.h>
 
 static magpie_vips_log_fn magpie_log = NULL;
-
-// libvips keeps one error buffer for the whole process; take its text right after a
-// failure so that a later failure elsewhere cannot overwrite it.
-static void take_error(char *error, size_t error_length, const char *fallback) {
-    char *message = vips_error_buffer_copy();
-    const char *text = (message && message[0]) ? message : fallback;
-    if (error && error_length > 0) {
-        strncpy(error, text, error_length - 1);
-        error[error_length - 1] = '\0';
-        size_t n = strlen(error);
-        while (n > 0 && (error[n - 1] == '\n' || error[n - 1] == ' ')) error[--n] = '\0';
-    }
-    g_free(message);
-}
-
-static void set_error(char *error, size_t error_length, const char *text) {
-    if (error && error_length > 0) {
-        strncpy(error, text, error_length - 1);
-        error[error_length - 1] = '\0';
-    }
-}
 
 static void forward_glib_log(const gchar *domain, GLogLevelFlags level, const gchar *message,
                              gpointer user_data) {
@@ -50,7 +30,7 @@ static char init_error[256];
 static gpointer initialize_once(gpointer log) {
     magpie_log = (magpie_vips_log_fn)log;
     if (VIPS_INIT("magpie")) {
-        take_error(init_error, sizeof init_error, "libvips failed to start");
+        magpie_take_error(init_error, sizeof init_error, "libvips failed to start");
         return GINT_TO_POINTER(1);
     }
     // Decoded results are cached by Magpie itself; libvips' operation cache would only
@@ -75,7 +55,7 @@ static gpointer initialize_once(gpointer log) {
 
 int magpie_vips_initialize(magpie_vips_log_fn log, char *error, size_t error_length) {
     int status = GPOINTER_TO_INT(g_once(&init_once, initialize_once, (gpointer)log));
-    if (status != 0) set_error(error, error_length, init_error);
+    if (status != 0) magpie_set_error(error, error_length, init_error);
     return status;
 }
 
@@ -111,13 +91,13 @@ static int find_loader(const void *data, size_t length, magpie_vips_header *head
     }
     if (!loader) {
         vips_error_clear();
-        set_error(error, error_length, "the data is not in an image format Magpie recognises");
+        magpie_set_error(error, error_length, "the data is not in an image format Magpie recognises");
         return MAGPIE_VIPS_NOT_AN_IMAGE;
     }
     if (!loader_is_allowed(loader)) {
         char text[128];
         g_snprintf(text, sizeof text, "unsupported image format (libvips loader %s)", loader);
-        set_error(error, error_length, text);
+        magpie_set_error(error, error_length, text);
         return MAGPIE_VIPS_UNSUPPORTED;
     }
     g_strlcpy(header->loader, loader, sizeof header->loader);
@@ -154,7 +134,7 @@ int magpie_vips_read_header(const void *data, size_t length, magpie_vips_header 
     if (status != MAGPIE_VIPS_OK) return status;
     VipsImage *image = open_image(data, length, header->loader, VIPS_ACCESS_RANDOM, VIPS_FAIL_ON_NONE);
     if (!image) {
-        take_error(error, error_length, "could not read the image header");
+        magpie_take_error(error, error_length, "could not read the image header");
         return MAGPIE_VIPS_FAILED;
     }
     fill_header(image, header);
@@ -234,13 +214,13 @@ fail:
 // first frame's descriptor instead of refusing it.
 static int validate_gif(const unsigned char *data, size_t length, char *error, size_t error_length) {
     if (length < 10) {
-        set_error(error, error_length, "damaged GIF: the header is truncated");
+        magpie_set_error(error, error_length, "damaged GIF: the header is truncated");
         return MAGPIE_VIPS_FAILED;
     }
     int width = data[6] | (data[7] << 8);
     int height = data[8] | (data[9] << 8);
     if (width == 0 || height == 0) {
-        set_error(error, error_length, "damaged GIF: the logical screen is empty");
+        magpie_set_error(error, error_length, "damaged GIF: the logical screen is empty");
         return MAGPIE_VIPS_FAILED;
     }
     return MAGPIE_VIPS_OK;
@@ -287,14 +267,14 @@ int magpie_vips_decode(const void *data, size_t length, uint64_t max_pixels,
         char text[160];
         g_snprintf(text, sizeof text, "the image declares %dx%d pixels, more than the limit of %llu",
                    image->source.width, image->source.height, (unsigned long long)max_pixels);
-        set_error(error, error_length, text);
+        magpie_set_error(error, error_length, text);
         return MAGPIE_VIPS_TOO_MANY_PIXELS;
     }
 
     const char *loader = image->source.loader;
     int is_jpeg = strcmp(loader, "VipsForeignLoadJpegBuffer") == 0;
     if (partial && !is_jpeg) {
-        set_error(error, error_length, "previews are made from JPEG only");
+        magpie_set_error(error, error_length, "previews are made from JPEG only");
         return MAGPIE_VIPS_UNSUPPORTED;
     }
     int is_png = strcmp(loader, "VipsForeignLoadPngBuffer") == 0;
@@ -320,7 +300,7 @@ int magpie_vips_decode(const void *data, size_t length, uint64_t max_pixels,
             loaded = is_jpeg ? open_shrunk_jpeg(data, length, shrink, access, fail_on)
                              : open_image(data, length, loader, access, fail_on);
         if (!loaded) {
-            take_error(error, error_length, "decoding failed");
+            magpie_take_error(error, error_length, "decoding failed");
             return MAGPIE_VIPS_FAILED;
         }
         int width = target_width > 0 ? target_width : VIPS_MAX_COORD;
@@ -329,7 +309,7 @@ int magpie_vips_decode(const void *data, size_t length, uint64_t max_pixels,
                                           "crop", fill ? VIPS_INTERESTING_CENTRE : VIPS_INTERESTING_NONE, NULL);
         g_object_unref(loaded);
         if (failed) {
-            take_error(error, error_length, "decoding failed");
+            magpie_take_error(error, error_length, "decoding failed");
             return MAGPIE_VIPS_FAILED;
         }
     } else if (thumbnail) {
@@ -341,19 +321,19 @@ int magpie_vips_decode(const void *data, size_t length, uint64_t max_pixels,
                                   "crop", fill ? VIPS_INTERESTING_CENTRE : VIPS_INTERESTING_NONE,
                                   "fail_on", fail_on,
                                   NULL)) {
-            take_error(error, error_length, "decoding failed");
+            magpie_take_error(error, error_length, "decoding failed");
             return MAGPIE_VIPS_FAILED;
         }
     } else {
         VipsImage *loaded = open_image(data, length, loader, access, fail_on);
         if (!loaded) {
-            take_error(error, error_length, "decoding failed");
+            magpie_take_error(error, error_length, "decoding failed");
             return MAGPIE_VIPS_FAILED;
         }
         int rotated = vips_autorot(loaded, &decoded, NULL);
         g_object_unref(loaded);
         if (rotated) {
-            take_error(error, error_length, "applying the EXIF orientation failed");
+            magpie_take_error(error, error_length, "applying the EXIF orientation failed");
             return MAGPIE_VIPS_FAILED;
         }
     }
@@ -362,7 +342,7 @@ int magpie_vips_decode(const void *data, size_t length, uint64_t max_pixels,
     int converted = to_rgba8(decoded, &rgba);
     g_object_unref(decoded);
     if (converted) {
-        take_error(error, error_length, "converting to RGBA failed");
+        magpie_take_error(error, error_length, "converting to RGBA failed");
         return MAGPIE_VIPS_FAILED;
     }
     // Nothing is decoded yet: libvips runs the pipeline when magpie_vips_render asks for pixels.
@@ -376,20 +356,20 @@ int magpie_vips_render(magpie_vips_image *image, unsigned char *destination, siz
                        char *error, size_t error_length) {
     VipsImage *rgba = image->handle;
     if (!rgba || length != VIPS_IMAGE_SIZEOF_IMAGE(rgba)) {
-        set_error(error, error_length, "the destination does not fit the image");
+        magpie_set_error(error, error_length, "the destination does not fit the image");
         return MAGPIE_VIPS_FAILED;
     }
     // What vips_image_write_to_memory does, into the caller's buffer instead of a new one.
     VipsImage *target = vips_image_new_from_memory(destination, length, rgba->Xsize, rgba->Ysize,
                                                    rgba->Bands, rgba->BandFmt);
     if (!target) {
-        take_error(error, error_length, "decoding failed");
+        magpie_take_error(error, error_length, "decoding failed");
         return MAGPIE_VIPS_FAILED;
     }
     int failed = vips_image_write(rgba, target);
     g_object_unref(target);
     if (failed) {
-        take_error(error, error_length, "decoding failed");
+        magpie_take_error(error, error_length, "decoding failed");
         return MAGPIE_VIPS_FAILED;
     }
     return MAGPIE_VIPS_OK;
@@ -410,7 +390,7 @@ int magpie_vips_encode(const unsigned char *pixels, int width, int height, const
     VipsImage *image = vips_image_new_from_memory(pixels, (size_t)width * height * 4, width,
                                                   height, 4, VIPS_FORMAT_UCHAR);
     if (!image) {
-        take_error(error, error_length, "could not wrap the pixels");
+        magpie_take_error(error, error_length, "could not wrap the pixels");
         return MAGPIE_VIPS_FAILED;
     }
     image->Type = VIPS_INTERPRETATION_sRGB;
@@ -433,12 +413,12 @@ int magpie_vips_encode(const unsigned char *pixels, int width, int height, const
         failed = vips_gifsave_buffer(image, &buffer, &size, NULL);
     } else {
         g_object_unref(image);
-        set_error(error, error_length, "unknown output format");
+        magpie_set_error(error, error_length, "unknown output format");
         return MAGPIE_VIPS_UNSUPPORTED;
     }
     g_object_unref(image);
     if (failed) {
-        take_error(error, error_length, "encoding failed");
+        magpie_take_error(error, error_length, "encoding failed");
         return MAGPIE_VIPS_FAILED;
     }
     *output = buffer;
@@ -458,7 +438,7 @@ int magpie_vips_render_text(const char *text, int height_pixels, unsigned char *
     char font[64];
     snprintf(font, sizeof font, "sans bold %d", height_pixels > 4 ? height_pixels * 3 / 4 : 3);
     if (vips_text(&rendered, text, "font", font, "dpi", 72, NULL)) {
-        take_error(error, error_length, "could not render text");
+        magpie_take_error(error, error_length, "could not render text");
         return MAGPIE_VIPS_FAILED;
     }
     size_t size = 0;
@@ -468,7 +448,7 @@ int magpie_vips_render_text(const char *text, int height_pixels, unsigned char *
     g_object_unref(rendered);
     if (!bytes || size != (size_t)*width * *height) {
         g_free(bytes);
-        set_error(error, error_length, "unexpected text image layout");
+        magpie_set_error(error, error_length, "unexpected text image layout");
         return MAGPIE_VIPS_FAILED;
     }
     *mask = bytes;

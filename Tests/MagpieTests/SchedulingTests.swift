@@ -69,7 +69,7 @@ struct SchedulingTests {
             let a = fixture.pipeline.imageTask(with: ImageRequest(url: fixture.server.url("/a.png")))
             let b = fixture.pipeline.imageTask(with: ImageRequest(url: fixture.server.url("/b.png")))
             let c = fixture.pipeline.imageTask(with: ImageRequest(url: fixture.server.url("/c.png"), priority: .low))
-            try await waitUntil { fixture.pipeline.inFlightTaskCount == 8 }
+            try await waitUntil { fixture.pipeline.inFlightTaskCount == 12 }  // load, decode and fetch for each
             c.priority = .veryHigh
             gate.open()
             for task in [blocker, a, b, c] { _ = try await task.response }
@@ -84,8 +84,8 @@ struct SchedulingTests {
             let yLow = fixture.pipeline.imageTask(with: ImageRequest(url: fixture.server.url("/y.png"), priority: .veryLow))
             let yHigh = fixture.pipeline.imageTask(
                 with: ImageRequest(url: fixture.server.url("/y.png"), thumbnail: .init(width: 4, height: 4), priority: .veryHigh))
-            // blocker, x: an image and a data task each; y: two image tasks sharing one data task.
-            try await waitUntil { fixture.pipeline.inFlightTaskCount == 7 }
+            // blocker, x: a load, a decode and a fetch each; y: two loads and two decodes sharing one fetch.
+            try await waitUntil { fixture.pipeline.inFlightTaskCount == 11 }
             gate.open()
             for task in [blocker, x, yLow, yHigh] { _ = try await task.response }
             #expect(fixture.server.requestLog == ["/blocker.png", "/y.png", "/x.png"])

@@ -27,7 +27,7 @@ extension ImagePipeline {
             return nil
         }
         let request = ImageRequest(url: url, thumbnail: options.thumbnail, priority: options.priority, options: options.requestOptions)
-        if !request.options.contains(.refreshCached), !request.options.contains(.networkOnly), let image = cachedImage(for: request) {
+        if RequestKeys.readsMemory(request), let image = cachedImage(for: request) {
             target.display(image)
             options.completion?(.success(ImageResponse(image: image, request: request, source: .memory)))
             return nil

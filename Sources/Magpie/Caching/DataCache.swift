@@ -3,7 +3,8 @@ import Dispatch
 public import Logging
 import NIOConcurrencyHelpers
 
-/// Original image bytes on disk, one file per entry, named by the SHA-256 of the key.
+/// Original image bytes on disk, one file per entry, named by the SHA-256 of the key, and
+/// encoded processed variants of them (see ``DiskCachePolicy``), named after their original.
 ///
 /// - Writes are atomic (a temporary file renamed into place), so a reader never sees half a
 ///   file, even from another process or after a crash.
@@ -57,6 +58,8 @@ public final class DataCache: Sendable {
     private let pending = NIOLockedValueBox([String: CachedData]())
     private let problems = ProblemReporter()
     private let opened = NIOLockedValueBox(false)
+    /// Originals whose variants are being deleted.
+    private let staleOriginals = NIOLockedValueBox(Set<String>())
 
     /// Whether the background scan of the directory has finished (loads never wait for it).
     public var hasFinishedOpening: Bool { opened.withLockedValue { $0 } }
@@ -78,7 +81,7 @@ public final class DataCache: Sendable {
     public func entry(for key: String) async -> CachedData? {
         if let waiting = pending.withLockedValue({ $0[key] }) { return waiting }
         return await withCheckedContinuation { continuation in
-            readQueue.async { [self] in continuation.resume(returning: self.read(key)) }
+            readQueue.async { [self] in continuation.resume(returning: self.read(key, name: files.name(for: key))) }
         }
     }
 
@@ -95,17 +98,91 @@ public final class DataCache: Sendable {
     public func store(_ entry: CachedData) {
         pending.withLockedValue { $0[entry.key] = entry }
         writeQueue.async { [self] in
-            self.write(entry)
+            self.write(entry, name: files.name(for: entry.key))
             self.pending.withLockedValue { pending in
                 if pending[entry.key] == entry { pending[entry.key] = nil }
             }
         }
     }
 
-    /// Removes the entry stored under `key`.
+    /// Removes the entry stored under `key` and every variant made from it.
     public func removeEntry(for key: String) async {
         pending.withLockedValue { $0[key] = nil }
-        await onWriteQueue { cache in cache.delete(cache.files.name(for: key)) }
+        await onWriteQueue { cache in
+            cache.delete(cache.files.name(for: key))
+            cache.deleteVariants(of: key)
+        }
+    }
+
+    // MARK: - Variants
+
+    /// The encoded variant `variant` of the original stored under `key`, or `nil`. Reading it
+    /// does not touch the original.
+    public func variantEntry(for key: String, variant: String) async -> CachedData? {
+        let storageKey = Self.storageKey(key, variant: variant)
+        if let waiting = pending.withLockedValue({ $0[storageKey] }) { return waiting }
+        let name = files.name(for: key, variant: variant)
+        return await withCheckedContinuation { continuation in
+            readQueue.async { [self] in continuation.resume(returning: self.read(storageKey, name: name)) }
+        }
+    }
+
+    /// Whether the variant is stored (or being written), without reading it.
+    public func containsVariant(for key: String, variant: String) -> Bool {
+        if staleOriginals.withLockedValue({ $0.contains(files.name(for: key)) }) { return false }
+        if pending.withLockedValue({ $0[Self.storageKey(key, variant: variant)] != nil }) { return true }
+        return FileManager.default.fileExists(atPath: files.url(for: files.name(for: key, variant: variant)).path)
+    }
+
+    /// Stores an encoded variant of the original stored under `key`. Like ``store(_:)``, returns
+    /// at once and writes in the background.
+    public func storeVariant(_ bytes: [UInt8], for key: String, variant: String) {
+        let entry = CachedData(key: Self.storageKey(key, variant: variant), data: bytes, metadata: HTTPMetadata())
+        let name = files.name(for: key, variant: variant)
+        pending.withLockedValue { $0[entry.key] = entry }
+        writeQueue.async { [self] in
+            self.write(entry, name: name)
+            self.pending.withLockedValue { pending in
+                if pending[entry.key] == entry { pending[entry.key] = nil }
+            }
+        }
+    }
+
+    /// Removes one variant.
+    public func removeVariant(for key: String, variant: String) async {
+        pending.withLockedValue { $0[Self.storageKey(key, variant: variant)] = nil }
+        await onWriteQueue { cache in cache.delete(cache.files.name(for: key, variant: variant)) }
+    }
+
+    /// Removes every variant of `key`, keeping the original: new bytes for a URL make the
+    /// variants made from the old ones stale. Returns at once; later reads already miss.
+    public func removeVariants(of key: String) {
+        let prefix = Self.storageKey(key, variant: "")
+        pending.withLockedValue { pending in
+            for pendingKey in pending.keys where pendingKey.hasPrefix(prefix) { pending[pendingKey] = nil }
+        }
+        let original = files.name(for: key)
+        // Reads check this set, so nothing stale is served while the files are being deleted.
+        staleOriginals.withLockedValue { _ = $0.insert(original) }
+        writeQueue.async { [self] in
+            self.deleteVariants(of: key)
+            self.staleOriginals.withLockedValue { _ = $0.remove(original) }
+        }
+    }
+
+    /// Number of variants among the cached files (after the opening scan has finished).
+    public var variantCount: Int {
+        get async { await onWriteQueue { cache in cache.index.withLockedValue { $0.entries.keys.count(where: DiskFiles.isVariant) } } }
+    }
+
+    private static func storageKey(_ key: String, variant: String) -> String {
+        key + "\u{0}variant:" + variant
+    }
+
+    private func deleteVariants(of key: String) {
+        let original = files.name(for: key)
+        let names = index.withLockedValue { $0.entries.keys.filter { DiskFiles.isVariant($0, of: original) } }
+        for name in names { delete(name) }
     }
 
     /// Removes every entry.
@@ -167,8 +244,8 @@ public final class DataCache: Sendable {
         opened.withLockedValue { $0 = true }
     }
 
-    private func read(_ key: String) -> CachedData? {
-        let name = files.name(for: key)
+    private func read(_ key: String, name: String) -> CachedData? {
+        if DiskFiles.isVariant(name), staleOriginals.withLockedValue({ $0.contains(String(name.prefix(64))) }) { return nil }
         guard let bytes = files.read(name) else {
             // A file the index knows but the disk lost (folder deleted by hand, or a cleaner):
             // forget it, so the size accounting matches the disk again.
@@ -199,8 +276,7 @@ public final class DataCache: Sendable {
         return entry
     }
 
-    private func write(_ entry: CachedData) {
-        let name = files.name(for: entry.key)
+    private func write(_ entry: CachedData, name: String) {
         do {
             let bytes = try DiskEntryFormat.encode(entry)
             guard bytes.count <= configuration.sizeLimit else { return }

@@ -33,6 +33,19 @@ struct DiskFiles: Sendable {
         DiskEntryFormat.sha256Hex(key)
     }
 
+    /// A variant's file is named after its original's, so removing a URL finds its variants
+    /// in the index without reading any file.
+    func name(for key: String, variant: String) -> String {
+        name(for: key) + "-" + DiskEntryFormat.sha256Hex(variant)
+    }
+
+    /// Whether `name` is a variant of the original named `original`.
+    static func isVariant(_ name: String, of original: String) -> Bool {
+        name.utf8.count == 129 && name.hasPrefix(original + "-")
+    }
+
+    static func isVariant(_ name: String) -> Bool { name.utf8.count == 129 }
+
     func url(for name: String) -> URL {
         directory.appendingPathComponent(name, isDirectory: false)
     }
@@ -127,9 +140,9 @@ struct DiskFiles: Sendable {
                 if stat(full, &status) == 0, time(nil) - status.st_mtim.tv_sec > 3600 { unlink(full) }
                 continue
             }
-            // Only names this cache could have made (SHA-256 in hex), so a cache pointed at a
-            // folder with other files never evicts or clears them.
-            guard name.utf8.count == 64, name.utf8.allSatisfy(\.isLowercaseHexDigit) else { continue }
+            // Only names this cache could have made (SHA-256 in hex, or two joined by "-" for a
+            // variant), so a cache pointed at a folder with other files never evicts or clears them.
+            guard Self.isEntryName(name) else { continue }
             var status = stat()
             guard stat(full, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { continue }
             let modified = Date(
@@ -137,6 +150,18 @@ struct DiskFiles: Sendable {
             files.append(ScannedFile(name: name, size: Int(status.st_size), modified: modified))
         }
         return files
+    }
+}
+
+extension DiskFiles {
+    fileprivate static func isEntryName(_ name: String) -> Bool {
+        let bytes = Array(name.utf8)
+        func isHash(_ part: ArraySlice<UInt8>) -> Bool { part.count == 64 && part.allSatisfy(\.isLowercaseHexDigit) }
+        switch bytes.count {
+        case 64: return isHash(bytes[...])
+        case 129: return bytes[64] == UInt8(ascii: "-") && isHash(bytes[..<64]) && isHash(bytes[65...])
+        default: return false
+        }
     }
 }
 

@@ -92,24 +92,28 @@ public final class ImageCache: Sendable {
     public var count: Int { state.withLockedValue { $0.count } }
 }
 
-/// Identifies one decoded variant of an image: the URL's cache key plus how it was decoded.
+/// Identifies one decoded variant of an image: the URL's cache key plus how it was decoded
+/// and processed.
 public struct ImageCacheKey: Sendable, Hashable {
     /// The cache key of the original bytes (the URL after the pipeline's key filter).
     public let dataKey: String
     /// The thumbnail box, if the image was downsampled.
     public let thumbnail: ImageRequest.Thumbnail?
+    /// The ``ImageProcessing/identifier``s of the processors applied, in order.
+    public let processors: [String]
 
     /// Creates a key.
-    public init(dataKey: String, thumbnail: ImageRequest.Thumbnail?) {
+    public init(dataKey: String, thumbnail: ImageRequest.Thumbnail?, processors: [String] = []) {
         self.dataKey = dataKey
         self.thumbnail = thumbnail
+        self.processors = processors
     }
 
     // Keys compare and hash by their UTF-8 bytes, not as Unicode text: two URLs are the same
     // resource only if they are spelled the same, and hashing bytes skips String's
     // normalisation, which was half the cost of a memory-cache hit.
     public static func == (lhs: ImageCacheKey, rhs: ImageCacheKey) -> Bool {
-        guard lhs.thumbnail == rhs.thumbnail else { return false }
+        guard lhs.thumbnail == rhs.thumbnail, lhs.processors == rhs.processors else { return false }
         return lhs.dataKey.utf8.withContiguousStorageIfAvailable { left in
             rhs.dataKey.utf8.withContiguousStorageIfAvailable { right in
                 left.count == right.count && (left.isEmpty || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0)
@@ -122,5 +126,6 @@ public struct ImageCacheKey: Sendable, Hashable {
             for byte in dataKey.utf8 { hasher.combine(byte) }
         }
         hasher.combine(thumbnail)
+        hasher.combine(processors)
     }
 }

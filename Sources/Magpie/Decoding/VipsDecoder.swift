@@ -47,23 +47,26 @@ public struct VipsDecoder: ImageDecoding {
             default:
                 return .failure(.decodingFailed(Self.text(message)))
             }
-            let width = Int(image.width)
-            let height = Int(image.height)
-            var rendered = Int32(MAGPIE_VIPS_FAILED)
-            let pixels = [UInt8](unsafeUninitializedCapacity: width * height * 4) { buffer, count in
-                rendered = magpie_vips_render(&image, buffer.baseAddress, buffer.count, &message, message.count)
-                // A failed render leaves the buffer undefined: keep none of it.
-                count = rendered == MAGPIE_VIPS_OK ? buffer.count : 0
-            }
-            guard rendered == MAGPIE_VIPS_OK else { return .failure(.decodingFailed(Self.text(message))) }
+            guard let pixels = Self.render(&image, message: &message) else { return .failure(.decodingFailed(Self.text(message))) }
             return .success(DecodedImage(
-                width: width, height: height, pixels: pixels, sourceFormat: Self.format(of: image.source),
+                width: Int(image.width), height: Int(image.height), pixels: pixels, sourceFormat: Self.format(of: image.source),
                 sourceWidth: Int(image.source.width), sourceHeight: Int(image.source.height)))
         }
         return try outcome.get()
     }
 
-    private static func text(_ message: [CChar]) -> String {
+    /// Runs the prepared libvips pipeline into a new bitmap; `nil` (and `message` set) when it fails.
+    static func render(_ image: inout magpie_vips_image, message: inout [CChar]) -> [UInt8]? {
+        var rendered = Int32(MAGPIE_VIPS_FAILED)
+        let pixels = [UInt8](unsafeUninitializedCapacity: Int(image.width) * Int(image.height) * 4) { buffer, count in
+            rendered = magpie_vips_render(&image, buffer.baseAddress, buffer.count, &message, message.count)
+            // A failed render leaves the buffer undefined: keep none of it.
+            count = rendered == MAGPIE_VIPS_OK ? buffer.count : 0
+        }
+        return rendered == MAGPIE_VIPS_OK ? pixels : nil
+    }
+
+    static func text(_ message: [CChar]) -> String {
         String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 

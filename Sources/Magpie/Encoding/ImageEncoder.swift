@@ -36,7 +36,7 @@ public struct ImageEncoder: Sendable {
         defer { magpie_vips_free_buffer(output) }
         guard status == MAGPIE_VIPS_OK, let output else {
             let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            throw .decodingFailed("encoding \(format.rawValue) failed: \(text)")
+            throw .encodingFailed(format: format.rawValue, reason: text)
         }
         return Array(UnsafeBufferPointer(start: output, count: length))
     }

@@ -24,6 +24,9 @@ extension ImagePipeline {
         public var memoryPressure: (any MemoryPressureSource)? = SystemMemoryPressure()
         /// Disk cache location and limits; `nil` turns the disk cache off.
         public var diskCache: DataCache.Configuration? = .init()
+        /// What the disk cache keeps: original bytes (the default), encoded processed variants,
+        /// or both. A request can ask for another policy (``ImageRequest/diskCachePolicy``).
+        public var diskCachePolicy = DiskCachePolicy.originals
         /// A connection that is not established (TCP and TLS) within this long fails with
         /// ``NetworkFailure/Reason/connectTimedOut``, freeing its download slot. A refused
         /// connection or an unknown host fails at once, without waiting for it.

@@ -20,8 +20,7 @@ extension ImagePipeline {
         // glibc keeps freed small and mid-sized blocks in its arenas; without this the
         // process's resident size would not fall even though the cache is empty.
         magpie_release_free_memory()
-        recorder.record { $0.memoryTrims += 1 }
-        metrics.recordTrim(freedBytes: freed)
+        recorder.record(.memoryTrimmed(freedBytes: freed))
         configuration.logger.warning(
             "\(reason): emptied the memory cache, freeing \(MemoryAmount(freed)) in \(count) images")
         return freed

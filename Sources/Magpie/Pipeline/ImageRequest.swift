@@ -12,6 +12,12 @@ public struct ImageRequest: Sendable, Hashable {
     public var url: URL
     /// Decode-time downsampling. `nil` decodes at full size.
     public var thumbnail: Thumbnail?
+    /// Transformations applied in order after decoding. Requests whose processors share a
+    /// prefix share the work of that prefix.
+    public var processors: [any ImageProcessing]
+    /// What the disk cache keeps for this request; `nil` uses the pipeline's
+    /// ``ImagePipeline/Configuration/diskCachePolicy``.
+    public var diskCachePolicy: DiskCachePolicy?
     /// Scheduling priority of the download; can also be changed later on ``ImageTask``.
     public var priority: Priority
     /// Cache and retry behaviour.
@@ -23,12 +29,16 @@ public struct ImageRequest: Sendable, Hashable {
     public init(
         url: URL,
         thumbnail: Thumbnail? = nil,
+        processors: [any ImageProcessing] = [],
         priority: Priority = .normal,
         options: Options = [],
-        headers: [String: String] = [:]
+        headers: [String: String] = [:],
+        diskCachePolicy: DiskCachePolicy? = nil
     ) {
         self.url = url
         self.thumbnail = thumbnail
+        self.processors = processors
+        self.diskCachePolicy = diskCachePolicy
         self.priority = priority
         self.options = options
         self.headers = headers
@@ -61,6 +71,24 @@ public struct ImageRequest: Sendable, Hashable {
         /// Send ``ImageTask/Event/preview(_:)`` events while a JPEG downloads (the server must
         /// send `Content-Length`). Costs a partial decode at each quarter of the body.
         public static let progressivePreviews = Options(rawValue: 1 << 5)
+        /// Put the original bytes in ``ImageContainer/data``. Skips the memory cache, which
+        /// keeps pixels only.
+        public static let returnsOriginalData = Options(rawValue: 1 << 6)
+    }
+
+    /// Requests are equal when they load the same thing the same way; processors compare by
+    /// ``ImageProcessing/identifier``.
+    public static func == (lhs: ImageRequest, rhs: ImageRequest) -> Bool {
+        lhs.url == rhs.url && lhs.thumbnail == rhs.thumbnail && lhs.priority == rhs.priority && lhs.options == rhs.options
+            && lhs.headers == rhs.headers && lhs.diskCachePolicy == rhs.diskCachePolicy
+            && lhs.processors.map(\.identifier) == rhs.processors.map(\.identifier)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(url)
+        hasher.combine(thumbnail)
+        hasher.combine(options)
+        for processor in processors { hasher.combine(processor.identifier) }
     }
 
     /// Downsampling applied while decoding, so the full bitmap is never held when the

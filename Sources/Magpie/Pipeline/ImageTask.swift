@@ -14,7 +14,7 @@ import NIOConcurrencyHelpers
 ///
 /// Cancelling one task never disturbs other tasks for the same URL: the shared download stops
 /// only when every task that waits for it has been cancelled.
-public final class ImageTask: Sendable {
+public final class ImageTask: Sendable, WorkDependent {
     /// Something that happened during a load, in order.
     public enum Event: Sendable {
         /// The download started (after waiting for a slot in the queue).
@@ -131,7 +131,7 @@ public final class ImageTask: Sendable {
     }
 
     /// Lets priority changes reach the shared work this task is subscribed to.
-    func attach(_ subscription: @escaping @Sendable (ImageRequest.Priority) -> Void) {
+    func followPriority(_ subscription: @escaping @Sendable (ImageRequest.Priority) -> Void) {
         let current = state.withLockedValue { state in
             state.subscription = subscription
             return state.priority

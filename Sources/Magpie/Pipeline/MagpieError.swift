@@ -4,6 +4,11 @@ public import Foundation
 ///
 /// Every case carries enough detail to act on, and `description` is a sentence a person can
 /// read. Cancellation is a case like any other: a cancelled load throws ``cancelled``.
+/// ``stage`` says which part of the pipeline failed.
+///
+/// New cases are added as Magpie gains features, without a major release: a `switch` over
+/// this type needs a `default` clause (the hidden case `_nonExhaustive` makes the compiler ask
+/// for one today, so code written now keeps compiling when cases are added).
 ///
 /// ```swift
 /// do {
@@ -35,6 +40,10 @@ public enum MagpieError: Error, Sendable, Equatable, CustomStringConvertible {
     case unsupportedFormat(String)
     /// The decoder started but failed; the message is the decoder's own.
     case decodingFailed(String)
+    /// A processor failed; `processor` is its ``ImageProcessing/identifier``.
+    case processingFailed(processor: String, reason: String)
+    /// Encoding an image failed (``ImageEncoder``, or a processed variant for the disk cache).
+    case encodingFailed(format: String, reason: String)
     /// The image declares more pixels than ``ImagePipeline/Configuration/maximumPixels``;
     /// refused before decoding.
     case imageTooLarge(width: Int, height: Int, limit: Int)
@@ -43,6 +52,37 @@ public enum MagpieError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Reading or writing the disk cache failed. Loads never fail for this reason on their
     /// own; the case is used by the disk cache's own API.
     case diskCache(String)
+    /// Never thrown. Its only purpose is to require a `default` clause in switches, so that
+    /// cases added later do not break code that switches over this type.
+    case _nonExhaustive
+
+    /// The parts of a load, for saying where an error happened.
+    public enum Stage: String, Sendable, CaseIterable {
+        /// Checking the request before any work (URL, blocklist).
+        case request
+        /// Getting the original bytes: disk cache, network.
+        case fetch
+        /// Decoding bytes to pixels.
+        case decode
+        /// Running the request's processors.
+        case process
+        /// Encoding pixels to bytes.
+        case encode
+        /// The disk cache's own API.
+        case cache
+    }
+
+    /// Which stage failed. Cancellation reports ``Stage/request``.
+    public var stage: Stage {
+        switch self {
+        case .invalidURL, .blocked, .cancelled, ._nonExhaustive: .request
+        case .httpStatus, .responseTooLarge, .tooManyRedirects, .timedOut, .network, .notCached: .fetch
+        case .unsupportedFormat, .decodingFailed, .imageTooLarge: .decode
+        case .processingFailed: .process
+        case .encodingFailed: .encode
+        case .diskCache: .cache
+        }
+    }
 
     public var description: String {
         switch self {
@@ -57,10 +97,13 @@ public enum MagpieError: Error, Sendable, Equatable, CustomStringConvertible {
         case .network(let message): "Network error: \(message)."
         case .unsupportedFormat(let message): "Not a supported image: \(message)."
         case .decodingFailed(let message): "Decoding failed: \(message)."
+        case .processingFailed(let processor, let reason): "Processing with \(processor) failed: \(reason)."
+        case .encodingFailed(let format, let reason): "Encoding \(format) failed: \(reason)."
         case .imageTooLarge(let width, let height, let limit):
             "The image is \(width)x\(height) pixels, more than the limit of \(limit) pixels."
         case .notCached: "The image is not cached and the request allows cached data only."
         case .diskCache(let message): "Disk cache error: \(message)."
+        case ._nonExhaustive: "Unknown error."
         }
     }
 
@@ -70,10 +113,10 @@ public enum MagpieError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .httpStatus(let code, _): code == 408 || code == 429 || code >= 500
         case .unsupportedFormat, .decodingFailed, .imageTooLarge, .invalidURL, .tooManyRedirects,
-            .responseTooLarge:
+            .responseTooLarge, .processingFailed, .encodingFailed:
             false
         case .network(let failure): failure.isTransient
-        case .blocked, .timedOut, .cancelled, .notCached, .diskCache: true
+        case .blocked, .timedOut, .cancelled, .notCached, .diskCache, ._nonExhaustive: true
         }
     }
 }

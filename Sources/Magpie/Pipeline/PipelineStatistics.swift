@@ -1,13 +1,13 @@
-import NIOConcurrencyHelpers
-
 /// Counts of what a pipeline has done since it was created.
 public struct PipelineStatistics: Sendable, Equatable {
-    /// Loads asked for, by any API.
+    /// Loads that ended, by any API (succeeded, failed or cancelled).
     public var requests = 0
-    /// Served from the memory cache.
+    /// Loads served from the memory cache.
     public var memoryHits = 0
-    /// Original bytes read from the disk cache.
+    /// Loads served from the disk cache (original bytes or an encoded variant).
     public var diskHits = 0
+    /// Loads served from the network (a 304 that kept the cached bytes included).
+    public var networkLoads = 0
     /// HTTP requests started (revalidations included; redirects not counted again).
     public var downloads = 0
     /// 304 answers that kept cached bytes.
@@ -16,6 +16,10 @@ public struct PipelineStatistics: Sendable, Equatable {
     public var bytesDownloaded = 0
     /// Decodes run.
     public var decodes = 0
+    /// Processor runs (one per processor per shared piece of work, previews not counted).
+    public var processorRuns = 0
+    /// Processed variants written to the disk cache.
+    public var variantsStored = 0
     /// Loads that joined work already in flight instead of starting their own.
     public var coalesced = 0
     /// Loads that ended cancelled.
@@ -29,12 +33,3 @@ public struct PipelineStatistics: Sendable, Equatable {
     public init() {}
 }
 
-final class StatisticsRecorder: Sendable {
-    private let counts = NIOLockedValueBox(PipelineStatistics())
-
-    func record(_ update: (inout PipelineStatistics) -> Void) {
-        counts.withLockedValue { update(&$0) }
-    }
-
-    var snapshot: PipelineStatistics { counts.withLockedValue { $0 } }
-}

@@ -1,24 +1,80 @@
 import Foundation
 
-/// The keys one request is known by at each stage. Two requests with equal keys at a stage
-/// need the same work there, and share it.
+/// Every key one request is known by, and the rules for reading the caches. Two requests with
+/// equal keys at a stage need the same work there, and share it. `cachedImage(for:)`, binding
+/// and the prefetcher ask this type too, so they cannot disagree with the pipeline.
 struct RequestKeys: Sendable {
-    /// What identifies the original bytes, for the disk cache and the blocklist.
+    /// Identifies the original bytes, for the disk cache and the blocklist.
     let data: String
-    /// What identifies the finished image, for the memory cache.
+    /// Identifies the finished image, for the memory cache.
     let image: ImageCacheKey
-    /// What identifies a fetch of the bytes: cache behaviour and headers change its outcome.
+    /// Names the encoded variant under ``data`` in the disk cache; `nil` when the request
+    /// decodes the original at full size with no processors.
+    let variant: String?
+    /// Identifies a fetch of the bytes: cache behaviour and headers change its outcome.
     let dataWork: DataWorkKey
-    /// What identifies a decode: the fetch plus how it is decoded.
+    /// Identifies a decode: the fetch plus how it is decoded.
+    let decodeWork: DecodeWorkKey
+    /// Identifies a whole load: the decode, every processor, and what the caches may answer.
     let imageWork: ImageWorkKey
+    /// Whether the original bytes go to the disk cache.
+    let keepsOriginal: Bool
+    /// Whether the encoded variant goes to the disk cache (and may be read from it).
+    let keepsVariant: Bool
+    private let processors: [String]
 
-    init(_ request: ImageRequest, cacheKey: (URL) -> String) {
-        data = cacheKey(request.url)
-        image = ImageCacheKey(dataKey: data, thumbnail: request.thumbnail)
+    init(_ request: ImageRequest, configuration: ImagePipeline.Configuration) {
+        data = configuration.cacheKey(request.url)
+        processors = request.processors.map(\.identifier)
+        image = ImageCacheKey(dataKey: data, thumbnail: request.thumbnail, processors: processors)
+        assert(image == Self.memoryKey(for: request, configuration: configuration))
+        variant = Self.variantName(thumbnail: request.thumbnail, processors: processors)
+        let policy = request.diskCachePolicy ?? configuration.diskCachePolicy
+        let onDisk = configuration.diskCache != nil && !request.options.contains(.memoryCacheOnly)
+        keepsOriginal = onDisk && (policy.keepsOriginals || variant == nil)
+        keepsVariant = onDisk && policy.keepsVariants && variant != nil
         dataWork = DataWorkKey(
             data: data, url: request.url, headers: request.headers,
-            options: request.options.intersection([.refreshCached, .memoryCacheOnly, .cacheOnly, .networkOnly, .progressivePreviews]))
-        imageWork = ImageWorkKey(data: dataWork, thumbnail: request.thumbnail)
+            options: request.options.intersection([.refreshCached, .memoryCacheOnly, .cacheOnly, .networkOnly, .progressivePreviews]),
+            keepsOriginal: keepsOriginal)
+        decodeWork = DecodeWorkKey(data: dataWork, thumbnail: request.thumbnail)
+        imageWork = ImageWorkKey(
+            decode: decodeWork, processors: processors, keepsVariant: keepsVariant,
+            options: request.options.intersection([.returnsOriginalData]))
+    }
+
+    /// The key of the work that applies the first `count` processors.
+    func processWork(upTo count: Int) -> ProcessWorkKey {
+        ProcessWorkKey(decode: decodeWork, processors: Array(processors.prefix(count)))
+    }
+
+    /// The memory key alone, for synchronous cache reads that need no other key.
+    static func memoryKey(for request: ImageRequest, configuration: ImagePipeline.Configuration) -> ImageCacheKey {
+        ImageCacheKey(
+            dataKey: configuration.cacheKey(request.url), thumbnail: request.thumbnail,
+            processors: request.processors.isEmpty ? [] : request.processors.map(\.identifier))
+    }
+
+    // MARK: - Reading the caches
+
+    /// Whether the memory cache may answer `request`.
+    static func readsMemory(_ request: ImageRequest) -> Bool {
+        request.options.isDisjoint(with: [.networkOnly, .refreshCached, .returnsOriginalData])
+    }
+
+    /// Whether the disk cache may answer `request` without asking the server.
+    static func readsDisk(_ request: ImageRequest) -> Bool {
+        request.options.isDisjoint(with: [.networkOnly, .refreshCached])
+    }
+
+    private static func variantName(thumbnail: ImageRequest.Thumbnail?, processors: [String]) -> String? {
+        guard thumbnail != nil || !processors.isEmpty else { return nil }
+        var parts: [String] = []
+        if let thumbnail {
+            parts.append("thumbnail=\(thumbnail.width)x\(thumbnail.height)\(thumbnail.contentMode == .fill ? ",fill" : "")")
+        }
+        parts += processors
+        return parts.joined(separator: "|")
     }
 }
 
@@ -27,22 +83,22 @@ struct DataWorkKey: Hashable, Sendable {
     let url: URL
     let headers: [String: String]
     let options: ImageRequest.Options
+    let keepsOriginal: Bool
 }
 
-struct ImageWorkKey: Hashable, Sendable {
+struct DecodeWorkKey: Hashable, Sendable {
     let data: DataWorkKey
     let thumbnail: ImageRequest.Thumbnail?
 }
 
-/// Original bytes and where they came from.
-struct LoadedData: Sendable {
-    let bytes: [UInt8]
-    let contentType: String?
-    let source: ImageSource
+struct ProcessWorkKey: Hashable, Sendable {
+    let decode: DecodeWorkKey
+    let processors: [String]
 }
 
-/// A decoded image and where its bytes came from.
-struct LoadedImage: Sendable {
-    let image: DecodedImage
-    let source: ImageSource
+struct ImageWorkKey: Hashable, Sendable {
+    let decode: DecodeWorkKey
+    let processors: [String]
+    let keepsVariant: Bool
+    let options: ImageRequest.Options
 }

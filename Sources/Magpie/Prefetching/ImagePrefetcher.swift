@@ -141,6 +141,9 @@ public final class ImagePrefetcher: Sendable {
         } else {
             do throws(MagpieError) {
                 switch destination {
+                case .diskCache where RequestKeys(request, configuration: pipeline.configuration).keepsVariant:
+                    // The variant is what the disk should hold, and only a whole load makes it.
+                    _ = try await pipeline.image(for: request)
                 case .diskCache:
                     // Bytes that are not an image are never cached, so they did not warm anything.
                     let data = try await pipeline.data(for: request).data
@@ -172,6 +175,8 @@ public final class ImagePrefetcher: Sendable {
     private func isCached(_ request: ImageRequest) -> Bool {
         if pipeline.cachedImage(for: request) != nil { return true }
         guard destination == .diskCache, let dataCache = pipeline.dataCache else { return false }
-        return dataCache.containsEntry(for: pipeline.configuration.cacheKey(request.url))
+        let keys = RequestKeys(request, configuration: pipeline.configuration)
+        if keys.keepsVariant, let variant = keys.variant, dataCache.containsVariant(for: keys.data, variant: variant) { return true }
+        return dataCache.containsEntry(for: keys.data)
     }
 }

@@ -226,3 +226,31 @@ final class SharedTask<Value: Sendable>: Sendable {
     /// Number of subscribers still waiting.
     var subscriberCount: Int { state.withLockedValue { $0.subscribers.count } }
 }
+
+/// Something that waits for shared work and whose priority the work must follow: a pipeline
+/// stage waiting for the stage before it, or an ``ImageTask`` waiting for its load.
+protocol WorkDependent: Sendable {
+    var priority: ImageRequest.Priority { get }
+    /// Calls `handler` with the dependent's priority whenever it changes from now on.
+    func followPriority(_ handler: @escaping @Sendable (ImageRequest.Priority) -> Void)
+}
+
+extension SharedTask: WorkDependent {
+    func followPriority(_ handler: @escaping @Sendable (ImageRequest.Priority) -> Void) {
+        onPriorityChange(handler)
+    }
+}
+
+extension SharedTask {
+    /// The one way a stage depends on another: joins this work at `dependent`'s priority and
+    /// keeps following it. Cancellation needs no wiring: the dependent's work runs in a Swift
+    /// task, and cancelling it makes this call leave.
+    func value(
+        for dependent: some WorkDependent, onEvent: @escaping @Sendable (WorkEvent) -> Void = { _ in }
+    ) async throws(MagpieError) -> Value {
+        try await value(
+            priority: dependent.priority,
+            registered: { subscription in dependent.followPriority { subscription.setPriority($0) } },
+            onEvent: onEvent)
+    }
+}

@@ -20,6 +20,9 @@ enum FailureMessage {
         case .cancelled: "cancelled"
         case .notCached: "not in the cache"
         case .diskCache(let detail): "disk cache error: \(detail)"
+        case .processingFailed(let processor, let reason): "processing failed (\(processor)): \(reason)"
+        case .encodingFailed(let format, let reason): "encoding \(format) failed: \(reason)"
+        default: error.description
         }
     }
 }

@@ -1,0 +1,76 @@
+// Image processing on RGBA8 bitmaps, for Swift's built-in processors.
+#ifndef MAGPIE_PROCESS_H
+#define MAGPIE_PROCESS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "magpie_vips.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+    MAGPIE_OPERATION_RESIZE = 0,
+    MAGPIE_OPERATION_CROP = 1,
+    MAGPIE_OPERATION_BLUR = 2,
+    MAGPIE_OPERATION_GRAYSCALE = 3,
+} magpie_operation;
+
+typedef enum {
+    /// The whole image fits inside the box.
+    MAGPIE_RESIZE_FIT = 0,
+    /// The image covers the box and is cropped to it by `gravity`.
+    MAGPIE_RESIZE_FILL = 1,
+    /// The image is stretched to the box.
+    MAGPIE_RESIZE_EXACT = 2,
+} magpie_resize_mode;
+
+typedef enum {
+    MAGPIE_GRAVITY_CENTRE = 0,
+    MAGPIE_GRAVITY_NORTH = 1,
+    MAGPIE_GRAVITY_SOUTH = 2,
+    MAGPIE_GRAVITY_EAST = 3,
+    MAGPIE_GRAVITY_WEST = 4,
+    /// libvips' smart crop keeping what draws the eye (skin, saturated colour, edges).
+    MAGPIE_GRAVITY_ATTENTION = 5,
+    /// libvips' smart crop keeping the part with the most entropy.
+    MAGPIE_GRAVITY_ENTROPY = 6,
+} magpie_gravity;
+
+typedef struct {
+    magpie_operation operation;
+    /// Resize: the box. Crop: the size of the area kept.
+    int width;
+    int height;
+    magpie_resize_mode mode;
+    /// Resize: whether an image smaller than the box is enlarged.
+    int upscale;
+    /// Crop: when `gravity_crop` is 0, the top-left corner of the area kept.
+    int x;
+    int y;
+    int gravity_crop;
+    magpie_gravity gravity;
+    /// Blur: the Gaussian's standard deviation in pixels.
+    double sigma;
+} magpie_process_options;
+
+/// Prepares `options`' operation on the RGBA8 (straight alpha) bitmap `pixels`, which must stay
+/// alive until the result is rendered with `magpie_vips_render` and freed with
+/// `magpie_vips_free_image`. Images with transparency are resized and blurred premultiplied,
+/// so edges do not darken; opaque ones are processed without their alpha band.
+int magpie_process(const unsigned char *pixels, int width, int height,
+                   const magpie_process_options *options, magpie_vips_image *result,
+                   char *error, size_t error_length);
+
+/// Makes the corners of the RGBA8 bitmap transparent outside arcs of `radius` pixels, in
+/// place, with anti-aliased edges (coverage from the distance to the arc). A radius of half
+/// the shorter side on a square image gives a circle.
+void magpie_round_corners(unsigned char *pixels, int width, int height, double radius);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,230 @@
+#include "magpie_process.h"
+#include "shim_errors.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <vips/vips.h>
+
+// Every step takes a reference-counted image and gives a new one; `replace` drops the old.
+static void replace(VipsImage **current, VipsImage *next) {
+    g_object_unref(*current);
+    *current = next;
+}
+
+static int is_opaque(const unsigned char *pixels, size_t count) {
+    for (size_t i = 3; i < count * 4; i += 4) {
+        if (pixels[i] != 255) return 0;
+    }
+    return 1;
+}
+
+// Opaque images are worked on as RGB (a quarter less work); transparent ones premultiplied,
+// because resampling or blurring straight alpha lets the colour of invisible pixels bleed
+// into visible edges as a dark fringe.
+static int prepare_for_filtering(VipsImage *rgba, int opaque, VipsImage **out) {
+    if (opaque) return vips_extract_band(rgba, out, 0, "n", 3, NULL);
+    return vips_premultiply(rgba, out, NULL);
+}
+
+static int finish_filtering(VipsImage *in, int opaque, VipsImage **out) {
+    VipsImage *current = in;
+    g_object_ref(current);
+    VipsImage *next = NULL;
+    if (opaque) {
+        if (vips_bandjoin_const1(current, &next, 255.0, NULL)) goto fail;
+    } else {
+        if (vips_unpremultiply(current, &next, NULL)) goto fail;
+    }
+    replace(&current, next);
+    if (vips_image_get_format(current) != VIPS_FORMAT_UCHAR) {
+        if (vips_cast_uchar(current, &next, NULL)) goto fail;
+        replace(&current, next);
+    }
+    *out = current;
+    return 0;
+fail:
+    g_object_unref(current);
+    return -1;
+}
+
+static int crop_by_gravity(VipsImage *in, int width, int height, magpie_gravity gravity, VipsImage **out) {
+    int image_width = vips_image_get_width(in), image_height = vips_image_get_height(in);
+    width = width < image_width ? width : image_width;
+    height = height < image_height ? height : image_height;
+    if (gravity == MAGPIE_GRAVITY_ATTENTION || gravity == MAGPIE_GRAVITY_ENTROPY) {
+        VipsInteresting interesting =
+            gravity == MAGPIE_GRAVITY_ATTENTION ? VIPS_INTERESTING_ATTENTION : VIPS_INTERESTING_ENTROPY;
+        return vips_smartcrop(in, out, width, height, "interesting", interesting, NULL);
+    }
+    int left = (image_width - width) / 2, top = (image_height - height) / 2;
+    switch (gravity) {
+    case MAGPIE_GRAVITY_NORTH: top = 0; break;
+    case MAGPIE_GRAVITY_SOUTH: top = image_height - height; break;
+    case MAGPIE_GRAVITY_EAST: left = image_width - width; break;
+    case MAGPIE_GRAVITY_WEST: left = 0; break;
+    default: break;
+    }
+    return vips_extract_area(in, out, left, top, width, height, NULL);
+}
+
+static int resize(VipsImage *rgba, int opaque, const magpie_process_options *options, VipsImage **out) {
+    double width = vips_image_get_width(rgba), height = vips_image_get_height(rgba);
+    double horizontal = options->width / width, vertical = options->height / height;
+    switch (options->mode) {
+    case MAGPIE_RESIZE_FIT: horizontal = vertical = fmin(horizontal, vertical); break;
+    case MAGPIE_RESIZE_FILL: horizontal = vertical = fmax(horizontal, vertical); break;
+    case MAGPIE_RESIZE_EXACT: break;
+    }
+    if (!options->upscale) {
+        horizontal = fmin(horizontal, 1.0);
+        vertical = fmin(vertical, 1.0);
+    }
+    if (horizontal == 1.0 && vertical == 1.0 && options->mode != MAGPIE_RESIZE_FILL) {
+        g_object_ref(rgba);
+        *out = rgba;
+        return 0;
+    }
+    VipsImage *filtered = NULL, *resized = NULL, *finished = NULL;
+    if (prepare_for_filtering(rgba, opaque, &filtered)) return -1;
+    int failed = vips_resize(filtered, &resized, horizontal, "vscale", vertical, "kernel", VIPS_KERNEL_LANCZOS3, NULL);
+    g_object_unref(filtered);
+    if (failed) return -1;
+    failed = finish_filtering(resized, opaque, &finished);
+    g_object_unref(resized);
+    if (failed) return -1;
+    if (options->mode != MAGPIE_RESIZE_FILL) {
+        *out = finished;
+        return 0;
+    }
+    failed = crop_by_gravity(finished, options->width, options->height, options->gravity, out);
+    g_object_unref(finished);
+    return failed;
+}
+
+static int crop(VipsImage *rgba, const magpie_process_options *options, VipsImage **out, char *error, size_t error_length) {
+    if (options->gravity_crop) return crop_by_gravity(rgba, options->width, options->height, options->gravity, out);
+    int width = vips_image_get_width(rgba), height = vips_image_get_height(rgba);
+    if (options->x < 0 || options->y < 0 || options->x + options->width > width || options->y + options->height > height) {
+        char text[160];
+        snprintf(text, sizeof text, "the rectangle %dx%d at (%d, %d) is not inside the %dx%d image", options->width,
+                 options->height, options->x, options->y, width, height);
+        magpie_set_error(error, error_length, text);
+        return 1;
+    }
+    return vips_extract_area(rgba, out, options->x, options->y, options->width, options->height, NULL);
+}
+
+static int blur(VipsImage *rgba, int opaque, double sigma, VipsImage **out) {
+    VipsImage *filtered = NULL, *blurred = NULL;
+    if (prepare_for_filtering(rgba, opaque, &filtered)) return -1;
+    int failed = vips_gaussblur(filtered, &blurred, sigma, NULL);
+    g_object_unref(filtered);
+    if (failed) return -1;
+    failed = finish_filtering(blurred, opaque, out);
+    g_object_unref(blurred);
+    return failed;
+}
+
+static int grayscale(VipsImage *rgba, VipsImage **out) {
+    VipsImage *rgb = NULL, *alpha = NULL, *grey = NULL, *colour = NULL;
+    int failed = vips_extract_band(rgba, &rgb, 0, "n", 3, NULL) || vips_extract_band(rgba, &alpha, 3, NULL) ||
+                 vips_colourspace(rgb, &grey, VIPS_INTERPRETATION_B_W, NULL) ||
+                 vips_colourspace(grey, &colour, VIPS_INTERPRETATION_sRGB, NULL);
+    if (!failed) {
+        VipsImage *bands[2] = {colour, alpha};
+        failed = vips_bandjoin(bands, out, 2, NULL);
+    }
+    if (rgb) g_object_unref(rgb);
+    if (alpha) g_object_unref(alpha);
+    if (grey) g_object_unref(grey);
+    if (colour) g_object_unref(colour);
+    return failed ? -1 : 0;
+}
+
+int magpie_process(const unsigned char *pixels, int width, int height, const magpie_process_options *options,
+                   magpie_vips_image *result, char *error, size_t error_length) {
+    result->handle = NULL;
+    if (width <= 0 || height <= 0) {
+        magpie_set_error(error, error_length, "the image is empty");
+        return MAGPIE_VIPS_FAILED;
+    }
+    VipsImage *wrapped = vips_image_new_from_memory(pixels, (size_t)width * height * 4, width, height, 4, VIPS_FORMAT_UCHAR);
+    VipsImage *rgba = NULL, *out = NULL;
+    if (!wrapped || vips_copy(wrapped, &rgba, "interpretation", VIPS_INTERPRETATION_sRGB, NULL)) {
+        if (wrapped) g_object_unref(wrapped);
+        magpie_take_error(error, error_length, "could not wrap the pixels");
+        return MAGPIE_VIPS_FAILED;
+    }
+    g_object_unref(wrapped);
+    int opaque = is_opaque(pixels, (size_t)width * height);
+    int failed = 0;
+    switch (options->operation) {
+    case MAGPIE_OPERATION_RESIZE:
+        if (options->width <= 0 || options->height <= 0) {
+            magpie_set_error(error, error_length, "the box must be at least 1x1");
+            failed = 1;
+        } else {
+            failed = resize(rgba, opaque, options, &out);
+        }
+        break;
+    case MAGPIE_OPERATION_CROP:
+        if (options->width <= 0 || options->height <= 0) {
+            magpie_set_error(error, error_length, "the area must be at least 1x1");
+            failed = 1;
+        } else {
+            failed = crop(rgba, options, &out, error, error_length);
+        }
+        break;
+    case MAGPIE_OPERATION_BLUR:
+        if (!(options->sigma > 0 && options->sigma <= 1000)) {
+            magpie_set_error(error, error_length, "sigma must be above 0 and at most 1000");
+            failed = 1;
+        } else {
+            failed = blur(rgba, opaque, options->sigma, &out);
+        }
+        break;
+    case MAGPIE_OPERATION_GRAYSCALE: failed = grayscale(rgba, &out); break;
+    default:
+        magpie_set_error(error, error_length, "unknown operation");
+        failed = 1;
+    }
+    g_object_unref(rgba);
+    if (failed) {
+        // Our own checks set the text (status 1); libvips' failures leave it in its buffer.
+        if (failed < 0) magpie_take_error(error, error_length, "processing failed");
+        if (out) g_object_unref(out);
+        return MAGPIE_VIPS_FAILED;
+    }
+    result->handle = out;
+    result->width = vips_image_get_width(out);
+    result->height = vips_image_get_height(out);
+    return MAGPIE_VIPS_OK;
+}
+
+void magpie_round_corners(unsigned char *pixels, int width, int height, double radius) {
+    double shorter = width < height ? width : height;
+    if (radius > shorter / 2) radius = shorter / 2;
+    if (radius <= 0) return;
+    int reach = (int)ceil(radius);
+    for (int row = 0; row < reach; row++) {
+        for (int column = 0; column < reach; column++) {
+            // Distance from the pixel's centre to the arc's centre, for the top-left corner;
+            // the other three corners mirror it.
+            double dx = radius - (column + 0.5), dy = radius - (row + 0.5);
+            if (dx <= 0 || dy <= 0) continue;
+            double coverage = radius - sqrt(dx * dx + dy * dy) + 0.5;
+            if (coverage >= 1) continue;
+            if (coverage < 0) coverage = 0;
+            int xs[2] = {column, width - 1 - column}, ys[2] = {row, height - 1 - row};
+            for (int i = 0; i < 2; i++) {
+                for (int j = 0; j < 2; j++) {
+                    // On an odd side the middle pixel is reached twice; scale it once.
+                    if (i == 1 && xs[1] == xs[0]) continue;
+                    if (j == 1 && ys[1] == ys[0]) continue;
+                    unsigned char *alpha = pixels + ((size_t)ys[j] * width + xs[i]) * 4 + 3;
+                    *alpha = (unsigned char)lround(*alpha * coverage);
+                }
+            }
+        }
+    }
+}

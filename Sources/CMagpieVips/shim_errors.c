@@ -1,0 +1,25 @@
+#include "shim_errors.h"
+
+#include <string.h>
+#include <vips/vips.h>
+
+// libvips keeps one error buffer for the whole process; take its text right after a
+// failure so that a later failure elsewhere cannot overwrite it.
+void magpie_take_error(char *error, size_t error_length, const char *fallback) {
+    char *message = vips_error_buffer_copy();
+    const char *text = (message && message[0]) ? message : fallback;
+    if (error && error_length > 0) {
+        strncpy(error, text, error_length - 1);
+        error[error_length - 1] = '\0';
+        size_t n = strlen(error);
+        while (n > 0 && (error[n - 1] == '\n' || error[n - 1] == ' ')) error[--n] = '\0';
+    }
+    g_free(message);
+}
+
+void magpie_set_error(char *error, size_t error_length, const char *text) {
+    if (error && error_length > 0) {
+        strncpy(error, text, error_length - 1);
+        error[error_length - 1] = '\0';
+    }
+}

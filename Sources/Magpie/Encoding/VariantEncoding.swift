@@ -1,0 +1,19 @@
+/// How processed variants are written to the disk cache: JPEG (quality 90) when every pixel
+/// is opaque, PNG otherwise, so transparency a processor made (rounded corners, a circle) is
+/// never lost.
+enum VariantEncoding {
+    static func encode(_ image: DecodedImage) throws(MagpieError) -> [UInt8] {
+        try ImageEncoder(quality: 90).encode(image, as: isOpaque(image) ? .jpeg : .png)
+    }
+
+    static func isOpaque(_ image: DecodedImage) -> Bool {
+        image.pixels.withUnsafeBufferPointer { pixels in
+            var index = 3
+            while index < pixels.count {
+                if pixels[index] != 255 { return false }
+                index += 4
+            }
+            return true
+        }
+    }
+}

@@ -1,0 +1,142 @@
+import Metrics
+import NIOConcurrencyHelpers
+
+/// Counts what a pipeline does, in ``PipelineStatistics`` and in swift-metrics (`magpie_*`) at
+/// once: every count goes through ``record(_:)``, so the two cannot disagree.
+final class PipelineRecorder: Sendable {
+    /// Something worth counting.
+    enum Fact {
+        /// A load ended; `requests` counts each ending once.
+        case finished(ImageSource)
+        case failed
+        case cancelled
+        case joinedWork
+        case downloadStarted
+        case downloaded(bytes: Int)
+        case revalidated
+        case decoded(Duration)
+        case processed(Duration)
+        case variantStored
+        case memoryTrimmed(freedBytes: Int)
+    }
+
+    private let counts = NIOLockedValueBox(PipelineStatistics())
+    private let metrics: Metrics
+
+    init(metricsFactory: (any MetricsFactory)?) {
+        metrics = Metrics(factory: metricsFactory)
+    }
+
+    var snapshot: PipelineStatistics { counts.withLockedValue { $0 } }
+
+    func record(_ fact: Fact) {
+        counts.withLockedValue { statistics in
+            switch fact {
+            case .finished(let source):
+                statistics.requests += 1
+                switch source {
+                case .memory: statistics.memoryHits += 1
+                case .disk: statistics.diskHits += 1
+                case .network: statistics.networkLoads += 1
+                }
+            case .failed:
+                statistics.requests += 1
+                statistics.failed += 1
+            case .cancelled:
+                statistics.requests += 1
+                statistics.cancelled += 1
+            case .joinedWork: statistics.coalesced += 1
+            case .downloadStarted: statistics.downloads += 1
+            case .downloaded(let bytes): statistics.bytesDownloaded += bytes
+            case .revalidated: statistics.revalidated += 1
+            case .decoded: statistics.decodes += 1
+            case .processed: statistics.processorRuns += 1
+            case .variantStored: statistics.variantsStored += 1
+            case .memoryTrimmed: statistics.memoryTrims += 1
+            }
+        }
+        metrics.record(fact)
+    }
+
+    /// The swift-metrics side. Labels are kept from earlier releases so dashboards keep working.
+    private struct Metrics: Sendable {
+        let requests: Counter
+        let memoryHits: Counter
+        let diskHits: Counter
+        let networkLoads: Counter
+        let downloads: Counter
+        let bytes: Counter
+        let revalidated: Counter
+        let coalesced: Counter
+        let cancelled: Counter
+        let failures: Counter
+        let processorRuns: Counter
+        let variantsStored: Counter
+        let memoryTrims: Counter
+        let trimmedBytes: Counter
+        let decodeTime: Timer
+        let processTime: Timer
+
+        init(factory: (any MetricsFactory)?) {
+            func counter(_ label: String, _ dimensions: [(String, String)] = []) -> Counter {
+                if let factory { return Counter(label: label, dimensions: dimensions, factory: factory) }
+                return Counter(label: label, dimensions: dimensions)
+            }
+            func timer(_ label: String) -> Timer {
+                if let factory { return Timer(label: label, dimensions: [], factory: factory) }
+                return Timer(label: label)
+            }
+            requests = counter("magpie_requests_total")
+            memoryHits = counter("magpie_loads_total", [("source", "memory")])
+            diskHits = counter("magpie_loads_total", [("source", "disk")])
+            networkLoads = counter("magpie_loads_total", [("source", "network")])
+            downloads = counter("magpie_downloads_total")
+            bytes = counter("magpie_downloaded_bytes_total")
+            revalidated = counter("magpie_revalidated_total")
+            coalesced = counter("magpie_coalesced_total")
+            cancelled = counter("magpie_cancelled_total")
+            failures = counter("magpie_failures_total")
+            processorRuns = counter("magpie_processor_runs_total")
+            variantsStored = counter("magpie_variants_stored_total")
+            memoryTrims = counter("magpie_memory_trims_total")
+            trimmedBytes = counter("magpie_memory_trimmed_bytes_total")
+            decodeTime = timer("magpie_decode_duration")
+            processTime = timer("magpie_process_duration")
+        }
+
+        func record(_ fact: Fact) {
+            switch fact {
+            case .finished(let source):
+                requests.increment()
+                switch source {
+                case .memory: memoryHits.increment()
+                case .disk: diskHits.increment()
+                case .network: networkLoads.increment()
+                }
+            case .failed:
+                requests.increment()
+                failures.increment()
+            case .cancelled:
+                requests.increment()
+                cancelled.increment()
+            case .joinedWork: coalesced.increment()
+            case .downloadStarted: downloads.increment()
+            case .downloaded(let count): bytes.increment(by: count)
+            case .revalidated: revalidated.increment()
+            case .decoded(let duration): decodeTime.recordNanoseconds(Self.nanoseconds(duration))
+            case .processed(let duration):
+                processorRuns.increment()
+                processTime.recordNanoseconds(Self.nanoseconds(duration))
+            case .variantStored: variantsStored.increment()
+            case .memoryTrimmed(let freed):
+                memoryTrims.increment()
+                trimmedBytes.increment(by: freed)
+            }
+        }
+
+        private static func nanoseconds(_ duration: Duration) -> Int64 {
+            let (seconds, attoseconds) = duration.components
+            return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+        }
+    }
+}

@@ -1,0 +1,22 @@
+import Foundation
+
+/// The checks a request passes before any work starts.
+extension PipelineContext {
+    func validate(_ input: StageInput) throws(MagpieError) {
+        let url = input.request.url
+        let scheme = url.scheme?.lowercased() ?? ""
+        if scheme == "file" {
+            guard configuration.allowsFileURLs else {
+                throw .invalidURL(url.absoluteString, reason: "file URLs are not allowed by the configuration")
+            }
+        } else {
+            guard scheme == "http" || scheme == "https" else {
+                throw .invalidURL(url.absoluteString, reason: "the scheme \(scheme.isEmpty ? "(none)" : scheme) is not allowed")
+            }
+            guard let host = url.host, !host.isEmpty else { throw .invalidURL(url.absoluteString, reason: "it has no host") }
+        }
+        if !input.request.options.contains(.retryFailed), blocklist.contains(input.keys.data) {
+            throw .blocked(url)
+        }
+    }
+}

@@ -1,0 +1,48 @@
+import CMagpieVips
+
+extension ImageProcessors {
+    /// A Gaussian blur. Images with transparency are blurred premultiplied, so their edges do
+    /// not darken.
+    public struct GaussianBlur: ImageProcessing, Hashable {
+        /// The Gaussian's standard deviation in pixels, above 0 and at most 1000.
+        public let sigma: Double
+
+        /// Creates a blur.
+        public init(sigma: Double) {
+            self.sigma = sigma
+        }
+
+        public var identifier: String { "magpie.blur/1?sigma=\(sigma)" }
+
+        public func process(_ image: DecodedImage) throws(MagpieError) -> DecodedImage {
+            var options = magpie_process_options()
+            options.operation = MAGPIE_OPERATION_BLUR
+            options.sigma = sigma
+            return try VipsProcessing.run(options, on: image, identifier: identifier)
+        }
+    }
+
+    /// Turns an image grey (libvips' luminance), keeping its transparency.
+    public struct Grayscale: ImageProcessing, Hashable {
+        /// Creates the processor.
+        public init() {}
+
+        public var identifier: String { "magpie.grayscale/1" }
+
+        public func process(_ image: DecodedImage) throws(MagpieError) -> DecodedImage {
+            var options = magpie_process_options()
+            options.operation = MAGPIE_OPERATION_GRAYSCALE
+            return try VipsProcessing.run(options, on: image, identifier: identifier)
+        }
+    }
+}
+
+extension ImageProcessing where Self == ImageProcessors.GaussianBlur {
+    /// A Gaussian blur of standard deviation `sigma` pixels.
+    public static func blur(sigma: Double) -> Self { ImageProcessors.GaussianBlur(sigma: sigma) }
+}
+
+extension ImageProcessing where Self == ImageProcessors.Grayscale {
+    /// Turns the image grey.
+    public static var grayscale: Self { ImageProcessors.Grayscale() }
+}

@@ -1,0 +1,17 @@
+/// A transformation from one image to another: resize, crop, round, blur.
+///
+/// A processor's ``identifier`` names its output, so it enters every cache key and every key
+/// under which work is shared: two processors with equal identifiers must produce the same
+/// pixels from the same input. Put a version in it (`"magpie.resize/1?..."`) and change the
+/// version whenever the output changes, so stale variants on disk are not served.
+///
+/// `process` runs on Magpie's decoding threads, never on Swift's cooperative pool, and may
+/// block while it works.
+public protocol ImageProcessing: Sendable {
+    /// A stable, versioned string naming the output, for example `"magpie.blur/1?sigma=2"`.
+    var identifier: String { get }
+
+    /// Transforms `image`. Throw ``MagpieError/processingFailed(processor:reason:)`` when the
+    /// input cannot be processed.
+    func process(_ image: DecodedImage) throws(MagpieError) -> DecodedImage
+}

@@ -1,0 +1,54 @@
+import CMagpieVips
+
+extension ImageProcessors {
+    /// Makes the corners transparent outside arcs of ``radius`` pixels, with anti-aliased edges.
+    /// Store the result as PNG or WebP: JPEG has no transparency.
+    public struct RoundedCorners: ImageProcessing, Hashable {
+        /// The corner radius in pixels; at most half the shorter side is used.
+        public let radius: Double
+
+        /// Creates the processor.
+        public init(radius: Double) {
+            self.radius = radius
+        }
+
+        public var identifier: String { "magpie.rounded-corners/1?radius=\(radius)" }
+
+        public func process(_ image: DecodedImage) throws(MagpieError) -> DecodedImage {
+            guard radius >= 0, radius.isFinite else {
+                throw .processingFailed(processor: identifier, reason: "the radius must be 0 or more")
+            }
+            var pixels = image.pixels
+            pixels.withUnsafeMutableBufferPointer { buffer in
+                magpie_round_corners(buffer.baseAddress, Int32(image.width), Int32(image.height), radius)
+            }
+            return image.replacingPixels(pixels, width: image.width, height: image.height)
+        }
+    }
+
+    /// Crops the largest centred square and makes everything outside its inscribed circle
+    /// transparent, with an anti-aliased edge.
+    public struct Circle: ImageProcessing, Hashable {
+        /// Creates the processor.
+        public init() {}
+
+        public var identifier: String { "magpie.circle/1" }
+
+        public func process(_ image: DecodedImage) throws(MagpieError) -> DecodedImage {
+            let side = min(image.width, image.height)
+            let square = side == image.width && side == image.height
+                ? image : try Crop(.gravity(.centre, width: side, height: side)).process(image)
+            return try RoundedCorners(radius: Double(side) / 2).process(square)
+        }
+    }
+}
+
+extension ImageProcessing where Self == ImageProcessors.RoundedCorners {
+    /// Rounds the corners with arcs of `radius` pixels.
+    public static func roundedCorners(radius: Double) -> Self { ImageProcessors.RoundedCorners(radius: radius) }
+}
+
+extension ImageProcessing where Self == ImageProcessors.Circle {
+    /// Crops to a centred circle.
+    public static var circle: Self { ImageProcessors.Circle() }
+}

@@ -1,0 +1,65 @@
+/// An image and where the bytes it was made from came from.
+struct LoadedImage: Sendable {
+    let container: ImageContainer
+    let source: ImageSource
+}
+
+/// The second stage: decodes the original bytes (downsampling at load time for thumbnails)
+/// on the decoding threads, and turns partial bodies into previews while they download.
+final class DecodeImage: Sendable {
+    private let context: PipelineContext
+    private let fetch: FetchOriginalData
+    private let pool: TaskPool<DecodeWorkKey, LoadedImage>
+
+    init(context: PipelineContext, fetch: FetchOriginalData) {
+        self.context = context
+        self.fetch = fetch
+        pool = TaskPool(tracker: context.workTracker)
+    }
+
+    var inFlightCount: Int { pool.count }
+
+    func task(for input: StageInput) -> SharedTask<LoadedImage> {
+        context.task(in: pool, for: input.keys.decodeWork) { [self] shared throws(MagpieError) in
+            try await decode(input, shared: shared)
+        }
+    }
+
+    private func decode(_ input: StageInput, shared: SharedTask<LoadedImage>) async throws(MagpieError) -> LoadedImage {
+        let decoder = context.configuration.decoder
+        let thumbnail = input.request.thumbnail
+        let maximumPixels = context.configuration.maximumPixels
+        let previews = PreviewRelay<[UInt8]>(
+            pool: context.decodingPool,
+            transform: { bytes in
+                decoder.decodePreview(bytes, thumbnail: thumbnail, maximumPixels: maximumPixels)
+                    .map { ImageContainer(image: $0, isPreview: true) }
+            },
+            send: { shared.send(.preview($0)) })
+        defer { previews.stop() }
+        let data = try await fetch.task(for: input).value(for: shared) { event in
+            switch event {
+            case .task, .preview: shared.send(event)
+            case .partialBody(let bytes): previews.offer(bytes)
+            }
+        }
+        previews.stop()
+        let start = ContinuousClock.now
+        let image: DecodedImage
+        do {
+            image = try await context.decodingPool.run { () throws(MagpieError) in
+                try decoder.decode(data.bytes, thumbnail: thumbnail, maximumPixels: maximumPixels)
+            }
+        } catch {
+            guard error != .cancelled else { throw error }
+            context.blocklist.record(error, for: input.keys.data)
+            // Bytes that do not decode would fail again on every later load: do not keep them.
+            if let dataCache = context.dataCache { await dataCache.removeEntry(for: input.keys.data) }
+            throw error
+        }
+        context.recorder.record(.decoded(ContinuousClock.now - start))
+        // The bytes travel with the image (no copy) for requests that asked for them; the
+        // last stage drops them for the others.
+        return LoadedImage(container: ImageContainer(image: image, data: data.bytes), source: data.source)
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+
+/// Original bytes and where they came from.
+struct LoadedData: Sendable {
+    let bytes: [UInt8]
+    let contentType: String?
+    let source: ImageSource
+}
+
+/// The first stage: gets a request's original bytes from the disk cache, or waits for a
+/// download slot and loads them (revalidating cached bytes when asked), then stores them.
+/// Shared by every request for the same bytes, whatever they do with them afterwards.
+final class FetchOriginalData: Sendable {
+    private let context: PipelineContext
+    private let pool: TaskPool<DataWorkKey, LoadedData>
+
+    init(context: PipelineContext) {
+        self.context = context
+        pool = TaskPool(tracker: context.workTracker)
+    }
+
+    var inFlightCount: Int { pool.count }
+
+    func task(for input: StageInput) -> SharedTask<LoadedData> {
+        context.task(in: pool, for: input.keys.dataWork) { [self] shared throws(MagpieError) in
+            try await fetch(input, shared: shared)
+        }
+    }
+
+    private func fetch(_ input: StageInput, shared: SharedTask<LoadedData>) async throws(MagpieError) -> LoadedData {
+        let request = input.request
+        let configuration = context.configuration
+        if request.url.isFileURL { return try await FileURLReader.read(request.url, limit: configuration.maximumResponseBytes) }
+        var cached: CachedData?
+        if let dataCache = context.dataCache, !request.options.contains(.networkOnly) {
+            cached = await dataCache.entry(for: input.keys.data)
+        }
+        // A refresh always asks the server: conditionally when the entry has a validator,
+        // otherwise by downloading again.
+        if let cached, !request.options.contains(.refreshCached) {
+            return LoadedData(bytes: cached.data, contentType: cached.metadata.contentType, source: .disk)
+        }
+        if request.options.contains(.cacheOnly) { throw .notCached }
+
+        let scheduler = context.scheduler
+        let ticket = scheduler.makeTicket(priority: shared.priority, arrival: input.arrival)
+        shared.onPriorityChange { scheduler.setPriority($0, for: ticket) }
+        do {
+            try await scheduler.acquire(ticket)
+        } catch {
+            throw .cancelled
+        }
+        defer { scheduler.release() }
+        if Task.isCancelled { throw .cancelled }
+
+        shared.send(.task(.started))
+        context.recorder.record(.downloadStarted)
+        return try await download(input, revalidating: cached, shared: shared)
+    }
+
+    private func download(_ input: StageInput, revalidating cached: CachedData?, shared: SharedTask<LoadedData>) async throws(MagpieError) -> LoadedData {
+        let request = input.request
+        let dataKey = input.keys.data
+        let blocklist = context.blocklist
+        var outgoing = OutgoingRequest(url: request.url, headers: request.headers)
+        if let modifier = context.configuration.requestModifier {
+            do {
+                try await modifier(&outgoing)
+            } catch {
+                throw .network(NetworkFailure(.other, "the request modifier failed: \(error)"))
+            }
+        }
+        let outcome: DataLoader.Outcome
+        do {
+            outcome = try await context.loader.load(
+                outgoing, revalidating: cached?.metadata.canRevalidate == true ? cached?.metadata : nil,
+                partialBodies: request.options.contains(.progressivePreviews), now: context.configuration.wallClock,
+                onRetryAfter: { wait in blocklist.block(dataKey, for: wait) },
+                onEvent: { shared.send($0) })
+        } catch {
+            blocklist.record(error, for: dataKey)
+            throw error
+        }
+        switch outcome {
+        case .notModified(let fresh):
+            guard var entry = cached else { throw .httpStatus(304, request.url) }
+            context.recorder.record(.revalidated)
+            entry.metadata.freshUntil = fresh.freshUntil
+            if let etag = fresh.etag { entry.metadata.etag = etag }
+            if let lastModified = fresh.lastModified { entry.metadata.lastModified = lastModified }
+            context.dataCache?.store(entry)
+            return LoadedData(bytes: entry.data, contentType: entry.metadata.contentType, source: .network)
+        case .downloaded(let bytes, let metadata):
+            context.recorder.record(.downloaded(bytes: bytes.count))
+            if let dataCache = context.dataCache {
+                // New bytes make every variant made from the old ones stale.
+                if cached != nil { dataCache.removeVariants(of: dataKey) }
+                // Only bytes that look like an image are kept: an HTML error page served with
+                // status 200 must not be cached.
+                if input.keys.keepsOriginal, ImageFormat(sniffing: bytes) != .unknown {
+                    dataCache.store(CachedData(key: dataKey, data: bytes, metadata: metadata))
+                }
+            }
+            return LoadedData(bytes: bytes, contentType: metadata.contentType, source: .network)
+        }
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import Logging
+
+/// The last stage: answers from the memory cache or the request's encoded variant on disk,
+/// otherwise waits for the processors (or the decode), then stores the result in memory and,
+/// when the disk cache policy says so, as an encoded variant on disk.
+final class LoadImage: Sendable {
+    private let context: PipelineContext
+    private let process: ProcessImage
+    private let pool: TaskPool<ImageWorkKey, LoadedImage>
+
+    init(context: PipelineContext, process: ProcessImage) {
+        self.context = context
+        self.process = process
+        pool = TaskPool(tracker: context.workTracker)
+    }
+
+    var inFlightCount: Int { pool.count }
+
+    func task(for input: StageInput) -> SharedTask<LoadedImage> {
+        context.task(in: pool, for: input.keys.imageWork) { [self] shared throws(MagpieError) in
+            try await load(input, shared: shared)
+        }
+    }
+
+    private func load(_ input: StageInput, shared: SharedTask<LoadedImage>) async throws(MagpieError) -> LoadedImage {
+        let request = input.request
+        let keys = input.keys
+        // A request that missed the memory cache just before an identical one finished and
+        // left the pool finds the image here instead of making it again.
+        if RequestKeys.readsMemory(request), let image = context.memoryCache?[keys.image] {
+            return LoadedImage(container: ImageContainer(image: image), source: .memory)
+        }
+        if let variant = await storedVariant(input) {
+            context.memoryCache?.store(variant.image, for: keys.image)
+            return LoadedImage(container: variant, source: .disk)
+        }
+        let made = try await process.task(for: input, upTo: request.processors.count).value(for: shared) { event in
+            switch event {
+            case .task, .preview: shared.send(event)
+            case .partialBody: break
+            }
+        }
+        context.memoryCache?.store(made.container.image, for: keys.image)
+        if keys.keepsVariant { await storeVariant(made.container.image, input: input) }
+        var container = made.container
+        if !request.options.contains(.returnsOriginalData) { container.data = nil }
+        return LoadedImage(container: container, source: made.source)
+    }
+
+    // MARK: - Variants on disk
+
+    private func storedVariant(_ input: StageInput) async -> ImageContainer? {
+        guard input.keys.keepsVariant, RequestKeys.readsDisk(input.request), !input.request.options.contains(.returnsOriginalData),
+            let variant = input.keys.variant, let dataCache = context.dataCache,
+            let entry = await dataCache.variantEntry(for: input.keys.data, variant: variant)
+        else { return nil }
+        let decoder = context.configuration.decoder
+        let maximumPixels = context.configuration.maximumPixels
+        let start = ContinuousClock.now
+        do {
+            let image = try await context.decodingPool.run { () throws(MagpieError) in
+                try decoder.decode(entry.data, thumbnail: nil, maximumPixels: maximumPixels)
+            }
+            context.recorder.record(.decoded(ContinuousClock.now - start))
+            return ImageContainer(image: image)
+        } catch {
+            // A variant that does not decode is made again from the original.
+            await dataCache.removeVariant(for: input.keys.data, variant: variant)
+            return nil
+        }
+    }
+
+    private func storeVariant(_ image: DecodedImage, input: StageInput) async {
+        guard let variant = input.keys.variant, let dataCache = context.dataCache else { return }
+        do {
+            let encoded = try await context.decodingPool.run { () throws(MagpieError) in try VariantEncoding.encode(image) }
+            dataCache.storeVariant(encoded, for: input.keys.data, variant: variant)
+            context.recorder.record(.variantStored)
+        } catch {
+            context.configuration.logger.warning(
+                "cannot store a processed variant", metadata: ["url": "\(input.request.url.absoluteString)", "error": "\(error)"])
+        }
+    }
+}

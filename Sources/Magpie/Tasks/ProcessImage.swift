@@ -1,0 +1,59 @@
+/// The third stage, one node per prefix of a request's processors: the node for `[A, B]`
+/// waits for the node for `[A]`, which waits for the decode. Requests for `[A, B]` and `[A, C]`
+/// on one URL therefore share the download, the decode and the run of `A`. Previews from the
+/// node before are processed too, so a preview looks like the final image will.
+final class ProcessImage: Sendable {
+    private let context: PipelineContext
+    private let decode: DecodeImage
+    private let pool: TaskPool<ProcessWorkKey, LoadedImage>
+
+    init(context: PipelineContext, decode: DecodeImage) {
+        self.context = context
+        self.decode = decode
+        pool = TaskPool(tracker: context.workTracker)
+    }
+
+    var inFlightCount: Int { pool.count }
+
+    /// The work that applies the request's first `count` processors (the decode when 0).
+    func task(for input: StageInput, upTo count: Int) -> SharedTask<LoadedImage> {
+        guard count > 0 else { return decode.task(for: input) }
+        return context.task(in: pool, for: input.keys.processWork(upTo: count)) { [self] shared throws(MagpieError) in
+            try await process(input, step: count - 1, shared: shared)
+        }
+    }
+
+    private func process(_ input: StageInput, step: Int, shared: SharedTask<LoadedImage>) async throws(MagpieError) -> LoadedImage {
+        let processor = input.request.processors[step]
+        let previews = PreviewRelay<ImageContainer>(
+            pool: context.decodingPool,
+            transform: { container in (try? processor.process(container.image)).map(container.replacingImage) },
+            send: { shared.send(.preview($0)) })
+        defer { previews.stop() }
+        let before = try await task(for: input, upTo: step).value(for: shared) { event in
+            switch event {
+            case .task, .partialBody: shared.send(event)
+            case .preview(let container): previews.offer(container)
+            }
+        }
+        previews.stop()
+        let start = ContinuousClock.now
+        let image = try await context.decodingPool.run { () throws(MagpieError) in
+            try Self.run(processor, on: before.container.image)
+        }
+        context.recorder.record(.processed(ContinuousClock.now - start))
+        return LoadedImage(container: before.container.replacingImage(image), source: before.source)
+    }
+
+    /// Runs a processor, naming it in any failure that does not already.
+    static func run(_ processor: some ImageProcessing, on image: DecodedImage) throws(MagpieError) -> DecodedImage {
+        do {
+            return try processor.process(image)
+        } catch {
+            switch error {
+            case .processingFailed, .cancelled: throw error
+            default: throw .processingFailed(processor: processor.identifier, reason: error.description)
+            }
+        }
+    }
+}

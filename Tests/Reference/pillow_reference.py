@@ -1,0 +1,58 @@
+#!/usr/bin/env python3
+"""Independent reference for Magpie's processors: the same operation done with Pillow.
+
+usage: pillow_reference.py INPUT.png OUTPUT.png OPERATION [ARGUMENTS...]
+  resize WIDTH HEIGHT     Lanczos (Pillow premultiplies RGBA itself)
+  blur SIGMA              Gaussian blur, premultiplied
+  round RADIUS            corners transparent outside arcs, anti-aliased by 8x supersampling
+  grayscale               linear-light luminance (Rec. 709 weights), alpha kept
+"""
+import sys
+
+from PIL import Image, ImageDraw, ImageFilter
+
+
+def srgb_to_linear(value):
+    value /= 255.0
+    return value / 12.92 if value <= 0.04045 else ((value + 0.055) / 1.055) ** 2.4
+
+
+def linear_to_srgb(value):
+    value = 12.92 * value if value <= 0.0031308 else 1.055 * value ** (1 / 2.4) - 0.055
+    return max(0, min(255, round(value * 255)))
+
+
+def main():
+    source, destination, operation, *arguments = sys.argv[1:]
+    image = Image.open(source).convert("RGBA")
+    if operation == "resize":
+        width, height = int(arguments[0]), int(arguments[1])
+        result = image.resize((width, height), Image.Resampling.LANCZOS)
+    elif operation == "blur":
+        sigma = float(arguments[0])
+        result = image.convert("RGBa").filter(ImageFilter.GaussianBlur(sigma)).convert("RGBA")
+    elif operation == "round":
+        radius = float(arguments[0])
+        scale = 8
+        mask = Image.new("L", (image.width * scale, image.height * scale), 0)
+        ImageDraw.Draw(mask).rounded_rectangle(
+            (0, 0, image.width * scale - 1, image.height * scale - 1), radius=radius * scale, fill=255)
+        mask = mask.resize(image.size, Image.Resampling.BOX)
+        red, green, blue, original = image.split()
+        combined = Image.new("L", image.size)
+        combined.putdata([a * m // 255 for a, m in zip(original.getdata(), mask.getdata())])
+        result = Image.merge("RGBA", (red, green, blue, combined))
+    elif operation == "grayscale":
+        lut = [srgb_to_linear(v) for v in range(256)]
+        grey = Image.new("L", image.size)
+        grey.putdata([
+            linear_to_srgb(0.2126 * lut[r] + 0.7152 * lut[g] + 0.0722 * lut[b]) for r, g, b, _ in image.getdata()
+        ])
+        result = Image.merge("RGBA", (grey, grey, grey, image.getchannel("A")))
+    else:
+        sys.exit(f"unknown operation {operation}")
+    result.save(destination)
+
+
+if __name__ == "__main__":
+    main()
