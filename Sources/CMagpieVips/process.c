@@ -1,5 +1,5 @@
 #include "magpie_process.h"
-#include "shim_errors.h"
+#include "shim_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -141,19 +141,19 @@ static int grayscale(VipsImage *rgba, VipsImage **out) {
     return failed ? -1 : 0;
 }
 
-int magpie_process(const unsigned char *pixels, int width, int height, const magpie_process_options *options,
-                   magpie_vips_image *result, char *error, size_t error_length) {
+magpie_status magpie_process(const unsigned char *pixels, int width, int height, const magpie_process_options *options,
+                   magpie_image *result, char *error, size_t error_length) {
     result->handle = NULL;
     if (width <= 0 || height <= 0) {
         magpie_set_error(error, error_length, "the image is empty");
-        return MAGPIE_VIPS_FAILED;
+        return MAGPIE_STATUS_FAILED;
     }
     VipsImage *wrapped = vips_image_new_from_memory(pixels, (size_t)width * height * 4, width, height, 4, VIPS_FORMAT_UCHAR);
     VipsImage *rgba = NULL, *out = NULL;
     if (!wrapped || vips_copy(wrapped, &rgba, "interpretation", VIPS_INTERPRETATION_sRGB, NULL)) {
         if (wrapped) g_object_unref(wrapped);
         magpie_take_error(error, error_length, "could not wrap the pixels");
-        return MAGPIE_VIPS_FAILED;
+        return MAGPIE_STATUS_FAILED;
     }
     g_object_unref(wrapped);
     int opaque = is_opaque(pixels, (size_t)width * height);
@@ -193,12 +193,12 @@ int magpie_process(const unsigned char *pixels, int width, int height, const mag
         // Our own checks set the text (status 1); libvips' failures leave it in its buffer.
         if (failed < 0) magpie_take_error(error, error_length, "processing failed");
         if (out) g_object_unref(out);
-        return MAGPIE_VIPS_FAILED;
+        return MAGPIE_STATUS_FAILED;
     }
     result->handle = out;
     result->width = vips_image_get_width(out);
     result->height = vips_image_get_height(out);
-    return MAGPIE_VIPS_OK;
+    return MAGPIE_STATUS_OK;
 }
 
 void magpie_round_corners(unsigned char *pixels, int width, int height, double radius) {

@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "magpie_vips.h"
+#include "magpie_decode.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -57,11 +57,11 @@ typedef struct {
 } magpie_process_options;
 
 /// Prepares `options`' operation on the RGBA8 (straight alpha) bitmap `pixels`, which must stay
-/// alive until the result is rendered with `magpie_vips_render` and freed with
-/// `magpie_vips_free_image`. Images with transparency are resized and blurred premultiplied,
+/// alive until the result is rendered with `magpie_render` and freed with
+/// `magpie_free_image`. Images with transparency are resized and blurred premultiplied,
 /// so edges do not darken; opaque ones are processed without their alpha band.
-int magpie_process(const unsigned char *pixels, int width, int height,
-                   const magpie_process_options *options, magpie_vips_image *result,
+magpie_status magpie_process(const unsigned char *pixels, int width, int height,
+                   const magpie_process_options *options, magpie_image *result,
                    char *error, size_t error_length);
 
 /// Makes the corners of the RGBA8 bitmap transparent outside arcs of `radius` pixels, in

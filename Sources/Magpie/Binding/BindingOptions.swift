@@ -6,6 +6,8 @@ public struct BindingOptions: Sendable {
     public var failureImage: DecodedImage?
     /// Downsampling for the target's size.
     public var thumbnail: ImageRequest.Thumbnail?
+    /// Processors applied after decoding (see ``ImageRequest/processors``).
+    public var processors: [any ImageProcessing]
     /// Priority of the download.
     public var priority: ImageRequest.Priority
     /// Cache and retry behaviour.
@@ -22,7 +24,7 @@ public struct BindingOptions: Sendable {
     /// Creates options.
     public init(
         placeholder: DecodedImage? = nil, failureImage: DecodedImage? = nil, thumbnail: ImageRequest.Thumbnail? = nil,
-        priority: ImageRequest.Priority = .normal, requestOptions: ImageRequest.Options = [],
+        processors: [any ImageProcessing] = [], priority: ImageRequest.Priority = .normal, requestOptions: ImageRequest.Options = [],
         keepsPreviousRequestRunning: Bool = false,
         progress: (@MainActor @Sendable (Int, Int?) -> Void)? = nil,
         completion: (@MainActor @Sendable (Result<ImageResponse, MagpieError>) -> Void)? = nil
@@ -30,6 +32,7 @@ public struct BindingOptions: Sendable {
         self.placeholder = placeholder
         self.failureImage = failureImage
         self.thumbnail = thumbnail
+        self.processors = processors
         self.priority = priority
         self.requestOptions = requestOptions
         self.keepsPreviousRequestRunning = keepsPreviousRequestRunning

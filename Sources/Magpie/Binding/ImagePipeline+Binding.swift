@@ -26,7 +26,8 @@ extension ImagePipeline {
             target.display(options.placeholder)
             return nil
         }
-        let request = ImageRequest(url: url, thumbnail: options.thumbnail, priority: options.priority, options: options.requestOptions)
+        let request = ImageRequest(
+            url: url, thumbnail: options.thumbnail, processors: options.processors, priority: options.priority, options: options.requestOptions)
         if RequestKeys.readsMemory(request), let image = cachedImage(for: request) {
             target.display(image)
             options.completion?(.success(ImageResponse(image: image, request: request, source: .memory)))

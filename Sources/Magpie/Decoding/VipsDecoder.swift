@@ -30,19 +30,21 @@ public struct VipsDecoder: ImageDecoding {
         var message = [CChar](repeating: 0, count: 512)
         let outcome = data.withUnsafeBytes { bytes -> Result<DecodedImage, MagpieError> in
             // libvips reads `bytes` lazily while rendering, so both steps happen in here.
-            var image = magpie_vips_image()
-            defer { magpie_vips_free_image(&image) }
-            let status = magpie_vips_decode(
-                bytes.baseAddress, bytes.count, UInt64(max(0, maximumPixels)),
-                Int32(clamping: thumbnail?.width ?? 0), Int32(clamping: thumbnail?.height ?? 0),
-                thumbnail?.contentMode == .fill ? 1 : 0, partial ? 1 : 0,
-                &image, &message, message.count)
-            switch Int(status) {
-            case MAGPIE_VIPS_OK:
+            var image = magpie_image()
+            defer { magpie_free_image(&image) }
+            var options = magpie_decode_options()
+            options.max_pixels = UInt64(max(0, maximumPixels))
+            options.target_width = Int32(clamping: thumbnail?.width ?? 0)
+            options.target_height = Int32(clamping: thumbnail?.height ?? 0)
+            options.fill = thumbnail?.contentMode == .fill ? 1 : 0
+            options.partial = partial ? 1 : 0
+            let status = magpie_decode(bytes.baseAddress, bytes.count, &options, &image, &message, message.count)
+            switch status {
+            case MAGPIE_STATUS_OK:
                 break
-            case MAGPIE_VIPS_NOT_AN_IMAGE, MAGPIE_VIPS_UNSUPPORTED:
+            case MAGPIE_STATUS_NOT_AN_IMAGE, MAGPIE_STATUS_UNSUPPORTED:
                 return .failure(.unsupportedFormat(Self.text(message)))
-            case MAGPIE_VIPS_TOO_MANY_PIXELS:
+            case MAGPIE_STATUS_TOO_MANY_PIXELS:
                 return .failure(.imageTooLarge(width: Int(image.source.width), height: Int(image.source.height), limit: maximumPixels))
             default:
                 return .failure(.decodingFailed(Self.text(message)))
@@ -56,32 +58,28 @@ public struct VipsDecoder: ImageDecoding {
     }
 
     /// Runs the prepared libvips pipeline into a new bitmap; `nil` (and `message` set) when it fails.
-    static func render(_ image: inout magpie_vips_image, message: inout [CChar]) -> [UInt8]? {
-        var rendered = Int32(MAGPIE_VIPS_FAILED)
+    static func render(_ image: inout magpie_image, message: inout [CChar]) -> [UInt8]? {
+        var rendered = MAGPIE_STATUS_FAILED
         let pixels = [UInt8](unsafeUninitializedCapacity: Int(image.width) * Int(image.height) * 4) { buffer, count in
-            rendered = magpie_vips_render(&image, buffer.baseAddress, buffer.count, &message, message.count)
+            rendered = magpie_render(&image, buffer.baseAddress, buffer.count, &message, message.count)
             // A failed render leaves the buffer undefined: keep none of it.
-            count = rendered == MAGPIE_VIPS_OK ? buffer.count : 0
+            count = rendered == MAGPIE_STATUS_OK ? buffer.count : 0
         }
-        return rendered == MAGPIE_VIPS_OK ? pixels : nil
+        return rendered == MAGPIE_STATUS_OK ? pixels : nil
     }
 
     static func text(_ message: [CChar]) -> String {
         String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    static func format(of header: magpie_vips_header) -> ImageFormat {
-        var loader = header.loader
-        let name = withUnsafeBytes(of: &loader) { raw in
-            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-        }
-        switch name {
-        case "VipsForeignLoadJpegBuffer": return .jpeg
-        case "VipsForeignLoadPngBuffer": return .png
-        case "VipsForeignLoadNsgifBuffer": return .gif
-        case "VipsForeignLoadWebpBuffer": return .webp
-        case "VipsForeignLoadHeifBuffer": return .heif
-        default: return .unknown
+    static func format(of header: magpie_header) -> ImageFormat {
+        switch header.format {
+        case MAGPIE_FORMAT_JPEG: .jpeg
+        case MAGPIE_FORMAT_PNG: .png
+        case MAGPIE_FORMAT_GIF: .gif
+        case MAGPIE_FORMAT_WEBP: .webp
+        case MAGPIE_FORMAT_HEIF: .heif
+        default: .unknown
         }
     }
 }
@@ -93,16 +91,16 @@ package enum VipsRuntime {
 
     private static let startResult: Result<Void, MagpieError> = {
         var message = [CChar](repeating: 0, count: 256)
-        let status = magpie_vips_initialize({ level, text in
+        let status = magpie_initialize({ level, text in
             let message = text.map { String(cString: $0) } ?? ""
             switch level {
-            case Int32(MAGPIE_VIPS_LOG_ERROR): VipsRuntime.logger.error("\(message)")
-            case Int32(MAGPIE_VIPS_LOG_WARNING): VipsRuntime.logger.warning("\(message)")
-            case Int32(MAGPIE_VIPS_LOG_INFO): VipsRuntime.logger.info("\(message)")
+            case Int32(MAGPIE_LOG_ERROR.rawValue): VipsRuntime.logger.error("\(message)")
+            case Int32(MAGPIE_LOG_WARNING.rawValue): VipsRuntime.logger.warning("\(message)")
+            case Int32(MAGPIE_LOG_INFO.rawValue): VipsRuntime.logger.info("\(message)")
             default: VipsRuntime.logger.debug("\(message)")
             }
         }, &message, message.count)
-        guard status == 0 else {
+        guard status == MAGPIE_STATUS_OK else {
             let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             return .failure(.decodingFailed("libvips did not start: \(text)"))
         }

@@ -6,6 +6,15 @@ public enum EncodedFormat: String, Sendable, CaseIterable {
 
     /// The usual file name extension.
     public var fileExtension: String { self == .jpeg ? "jpg" : rawValue }
+
+    var shimValue: magpie_format {
+        switch self {
+        case .png: MAGPIE_FORMAT_PNG
+        case .jpeg: MAGPIE_FORMAT_JPEG
+        case .webp: MAGPIE_FORMAT_WEBP
+        case .gif: MAGPIE_FORMAT_GIF
+        }
+    }
 }
 
 /// Encodes decoded images, with libvips.
@@ -14,11 +23,14 @@ public struct ImageEncoder: Sendable {
     public var quality: Int
     /// For JPEG: write a progressive (interlaced) file.
     public var progressive: Bool
+    /// For WebP: encode losslessly (``quality`` is then ignored).
+    public var lossless: Bool
 
     /// Creates an encoder.
-    public init(quality: Int = 85, progressive: Bool = false) {
+    public init(quality: Int = 85, progressive: Bool = false, lossless: Bool = false) {
         self.quality = quality
         self.progressive = progressive
+        self.lossless = lossless
     }
 
     /// Encodes `image`. JPEG has no alpha, so transparent pixels are flattened onto black.
@@ -27,14 +39,16 @@ public struct ImageEncoder: Sendable {
         var output: UnsafeMutablePointer<UInt8>?
         var length = 0
         var message = [CChar](repeating: 0, count: 512)
-        let name = format == .jpeg && progressive ? "jpeg-progressive" : format.rawValue
+        var options = magpie_encode_options()
+        options.format = format.shimValue
+        options.quality = Int32(max(1, min(100, quality)))
+        options.progressive = progressive ? 1 : 0
+        options.lossless = lossless ? 1 : 0
         let status = image.pixels.withUnsafeBufferPointer { pixels in
-            magpie_vips_encode(
-                pixels.baseAddress, Int32(image.width), Int32(image.height), name,
-                Int32(max(1, min(100, quality))), &output, &length, &message, message.count)
+            magpie_encode(pixels.baseAddress, Int32(image.width), Int32(image.height), &options, &output, &length, &message, message.count)
         }
-        defer { magpie_vips_free_buffer(output) }
-        guard status == MAGPIE_VIPS_OK, let output else {
+        defer { magpie_free_buffer(output) }
+        guard status == MAGPIE_STATUS_OK, let output else {
             let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             throw .encodingFailed(format: format.rawValue, reason: text)
         }

@@ -67,19 +67,22 @@ public final class ImagePrefetcher: Sendable {
     private let pipeline: ImagePipeline
     private let destination: Destination
     private let thumbnail: ImageRequest.Thumbnail?
+    private let processors: [any ImageProcessing]
     private let maximumConcurrent: Int
     private let onProgress: (@Sendable (Update) -> Void)?
     private let state = NIOLockedValueBox(State())
 
     /// Creates a prefetcher. `onProgress` is called after each URL is dealt with (cancelled ones
-    /// are not reported).
+    /// are not reported). Give the `thumbnail` and `processors` the images will be shown with,
+    /// so the prefetched entries are the ones the loads look for.
     public init(
         pipeline: ImagePipeline, destination: Destination = .diskCache, thumbnail: ImageRequest.Thumbnail? = nil,
-        maximumConcurrent: Int = 2, onProgress: (@Sendable (Update) -> Void)? = nil
+        processors: [any ImageProcessing] = [], maximumConcurrent: Int = 2, onProgress: (@Sendable (Update) -> Void)? = nil
     ) {
         self.pipeline = pipeline
         self.destination = destination
         self.thumbnail = thumbnail
+        self.processors = processors
         self.maximumConcurrent = max(1, maximumConcurrent)
         self.onProgress = onProgress
     }
@@ -134,7 +137,7 @@ public final class ImagePrefetcher: Sendable {
     }
 
     private func prefetch(_ url: URL) async {
-        let request = ImageRequest(url: url, thumbnail: thumbnail, priority: .veryLow)
+        let request = ImageRequest(url: url, thumbnail: thumbnail, processors: processors, priority: .veryLow)
         let outcome: Outcome
         if isCached(request) {
             outcome = .skipped

@@ -12,11 +12,11 @@ enum VipsProcessing {
         var message = [CChar](repeating: 0, count: 512)
         let outcome = image.pixels.withUnsafeBufferPointer { pixels -> Result<DecodedImage, MagpieError> in
             // libvips reads `pixels` while rendering, so both steps happen in here.
-            var result = magpie_vips_image()
-            defer { magpie_vips_free_image(&result) }
+            var result = magpie_image()
+            defer { magpie_free_image(&result) }
             let status = magpie_process(
                 pixels.baseAddress, Int32(image.width), Int32(image.height), &options, &result, &message, message.count)
-            guard status == MAGPIE_VIPS_OK, let output = VipsDecoder.render(&result, message: &message) else {
+            guard status == MAGPIE_STATUS_OK, let output = VipsDecoder.render(&result, message: &message) else {
                 return .failure(.processingFailed(processor: identifier, reason: VipsDecoder.text(message)))
             }
             return .success(image.replacingPixels(output, width: Int(result.width), height: Int(result.height)))

@@ -1,4 +1,4 @@
-#include "shim_errors.h"
+#include "shim_internal.h"
 
 #include <string.h>
 #include <vips/vips.h>

@@ -1,0 +1,72 @@
+#include "shim_internal.h"
+
+#include <vips/vips.h>
+
+// Brings any decoded image to 8-bit sRGB with an alpha band.
+int magpie_to_rgba8(VipsImage *in, VipsImage **out) {
+    VipsImage *current = in;
+    g_object_ref(current);
+    VipsImage *next = NULL;
+
+    if (vips_image_get_interpretation(current) == VIPS_INTERPRETATION_CMYK) {
+        // A CMYK JPEG without a profile still needs one to become RGB; libvips ships a
+        // generic CMYK profile for that.
+        if (vips_icc_import(current, &next, "input_profile", "cmyk", "embedded", TRUE, NULL))
+            goto fail;
+        g_object_unref(current);
+        current = next;
+    }
+    if (vips_image_get_interpretation(current) != VIPS_INTERPRETATION_sRGB ||
+        vips_image_get_format(current) != VIPS_FORMAT_UCHAR) {
+        if (vips_colourspace_issupported(current)) {
+            if (vips_colourspace(current, &next, VIPS_INTERPRETATION_sRGB, NULL)) goto fail;
+            g_object_unref(current);
+            current = next;
+        }
+    }
+    if (vips_image_get_format(current) != VIPS_FORMAT_UCHAR) {
+        if (vips_cast_uchar(current, &next, NULL)) goto fail;
+        g_object_unref(current);
+        current = next;
+    }
+    int bands = vips_image_get_bands(current);
+    if (bands == 1 || bands == 2) {
+        // Grey without an interpretation libvips can convert: replicate the grey band.
+        VipsImage *grey = NULL, *rgb = NULL;
+        if (vips_extract_band(current, &grey, 0, NULL)) goto fail;
+        VipsImage *triple[3] = {grey, grey, grey};
+        int joined = vips_bandjoin(triple, &rgb, 3, NULL);
+        g_object_unref(grey);
+        if (joined) goto fail;
+        if (bands == 2) {
+            VipsImage *alpha = NULL, *pair[2];
+            if (vips_extract_band(current, &alpha, 1, NULL)) { g_object_unref(rgb); goto fail; }
+            pair[0] = rgb;
+            pair[1] = alpha;
+            joined = vips_bandjoin(pair, &next, 2, NULL);
+            g_object_unref(alpha);
+            g_object_unref(rgb);
+            if (joined) goto fail;
+        } else {
+            next = rgb;
+        }
+        g_object_unref(current);
+        current = next;
+        bands = vips_image_get_bands(current);
+    }
+    if (bands == 3) {
+        if (vips_bandjoin_const1(current, &next, 255.0, NULL)) goto fail;
+        g_object_unref(current);
+        current = next;
+    } else if (bands > 4) {
+        if (vips_extract_band(current, &next, 0, "n", 4, NULL)) goto fail;
+        g_object_unref(current);
+        current = next;
+    }
+    *out = current;
+    return 0;
+fail:
+    g_object_unref(current);
+    return -1;
+}
+

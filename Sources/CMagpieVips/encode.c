@@ -1,0 +1,51 @@
+#include "magpie_encode.h"
+#include "shim_internal.h"
+
+#include <vips/vips.h>
+
+magpie_status magpie_encode(const unsigned char *pixels, int width, int height, const magpie_encode_options *options,
+                  unsigned char **output, size_t *output_length, char *error, size_t error_length) {
+    const int quality = options->quality;
+    *output = NULL;
+    *output_length = 0;
+    VipsImage *image = vips_image_new_from_memory(pixels, (size_t)width * height * 4, width,
+                                                  height, 4, VIPS_FORMAT_UCHAR);
+    if (!image) {
+        magpie_take_error(error, error_length, "could not wrap the pixels");
+        return MAGPIE_STATUS_FAILED;
+    }
+    image->Type = VIPS_INTERPRETATION_sRGB;
+    void *buffer = NULL;
+    size_t size = 0;
+    int failed;
+    switch (options->format) {
+    case MAGPIE_FORMAT_PNG: failed = vips_pngsave_buffer(image, &buffer, &size, NULL); break;
+    case MAGPIE_FORMAT_JPEG: {
+        VipsImage *flat = NULL;
+        failed = vips_flatten(image, &flat, NULL);
+        if (!failed) {
+            failed = vips_jpegsave_buffer(flat, &buffer, &size, "Q", quality, "interlace", options->progressive, NULL);
+            g_object_unref(flat);
+        }
+        break;
+    }
+    case MAGPIE_FORMAT_WEBP:
+        failed = options->lossless ? vips_webpsave_buffer(image, &buffer, &size, "lossless", TRUE, NULL)
+                                   : vips_webpsave_buffer(image, &buffer, &size, "Q", quality, NULL);
+        break;
+    case MAGPIE_FORMAT_GIF: failed = vips_gifsave_buffer(image, &buffer, &size, NULL); break;
+    default:
+        g_object_unref(image);
+        magpie_set_error(error, error_length, "unknown output format");
+        return MAGPIE_STATUS_UNSUPPORTED;
+    }
+    g_object_unref(image);
+    if (failed) {
+        magpie_take_error(error, error_length, "encoding failed");
+        return MAGPIE_STATUS_FAILED;
+    }
+    *output = buffer;
+    *output_length = size;
+    return MAGPIE_STATUS_OK;
+}
+

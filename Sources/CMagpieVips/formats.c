@@ -1,0 +1,94 @@
+#include "magpie_formats.h"
+#include "png_guard.h"
+#include "shim_internal.h"
+
+#include <string.h>
+#include <vips/vips.h>
+
+// The web formats Magpie decodes. Anything else is refused even when libvips could read it.
+// libvips names its loaders by class; only these are allowed, as Magpie's formats.
+static magpie_format format_of_loader(const char *loader) {
+    static const struct {
+        const char *loader;
+        magpie_format format;
+    } allowed[] = {
+        {"VipsForeignLoadJpegBuffer", MAGPIE_FORMAT_JPEG}, {"VipsForeignLoadPngBuffer", MAGPIE_FORMAT_PNG},
+        {"VipsForeignLoadNsgifBuffer", MAGPIE_FORMAT_GIF}, {"VipsForeignLoadWebpBuffer", MAGPIE_FORMAT_WEBP},
+        {"VipsForeignLoadHeifBuffer", MAGPIE_FORMAT_HEIF},
+    };
+    for (size_t i = 0; i < sizeof allowed / sizeof allowed[0]; i++)
+        if (strcmp(loader, allowed[i].loader) == 0) return allowed[i].format;
+    return MAGPIE_FORMAT_UNKNOWN;
+}
+
+// libvips 8.14 does not recognise HEIF image sequences (brand "avis", "msf1"...) and hands
+// them to ImageMagick, which is blocked; libheif reads their primary image well.
+int magpie_is_heif_sequence(const unsigned char *data, size_t length) {
+    if (length < 12 || memcmp(data + 4, "ftyp", 4) != 0) return 0;
+    static const char *brands[] = {"avis", "msf1", "hevc", "hevx", NULL};
+    for (int i = 0; brands[i]; i++)
+        if (memcmp(data + 8, brands[i], 4) == 0) return 1;
+    return 0;
+}
+
+static int find_loader(const void *data, size_t length, magpie_header *header,
+                       char *error, size_t error_length) {
+    const char *loader = vips_foreign_find_load_buffer(data, length);
+    if (magpie_is_heif_sequence(data, length)) {
+        vips_error_clear();
+        header->format = MAGPIE_FORMAT_HEIF;
+        return MAGPIE_STATUS_OK;
+    }
+    if (!loader) {
+        vips_error_clear();
+        magpie_set_error(error, error_length, "the data is not in an image format Magpie recognises");
+        return MAGPIE_STATUS_NOT_AN_IMAGE;
+    }
+    header->format = format_of_loader(loader);
+    if (header->format == MAGPIE_FORMAT_UNKNOWN) {
+        char text[128];
+        g_snprintf(text, sizeof text, "unsupported image format (libvips loader %s)", loader);
+        magpie_set_error(error, error_length, text);
+        return MAGPIE_STATUS_UNSUPPORTED;
+    }
+    return MAGPIE_STATUS_OK;
+}
+
+static int fill_header(VipsImage *image, magpie_header *header) {
+    header->width = vips_image_get_width(image);
+    header->height = vips_image_get_height(image);
+    header->pages = vips_image_get_n_pages(image);
+    header->orientation = vips_image_get_orientation(image);
+    if (header->orientation < 1 || header->orientation > 8) header->orientation = 1;
+    return 0;
+}
+
+// Opens lazily with the chosen loader: only the header is read until pixels are asked for.
+VipsImage *magpie_open_image(const void *data, size_t length, magpie_format format,
+                             VipsAccess access, VipsFailOn fail_on) {
+    if (format == MAGPIE_FORMAT_HEIF) {
+        VipsImage *image = NULL;
+        if (vips_heifload_buffer((void *)data, length, &image, "access", access, "fail_on", fail_on, NULL))
+            return NULL;
+        return image;
+    }
+    return vips_image_new_from_buffer(data, length, "", "access", access, "fail_on", fail_on, NULL);
+}
+
+magpie_status magpie_read_header(const void *data, size_t length, magpie_header *header,
+                            char *error, size_t error_length) {
+    memset(header, 0, sizeof *header);
+    if (magpie_png_is_png(data, length) && !magpie_png_chunks_fit(data, length, error, error_length))
+        return MAGPIE_STATUS_FAILED;
+    int status = find_loader(data, length, header, error, error_length);
+    if (status != MAGPIE_STATUS_OK) return status;
+    VipsImage *image = magpie_open_image(data, length, header->format, VIPS_ACCESS_RANDOM, VIPS_FAIL_ON_NONE);
+    if (!image) {
+        magpie_take_error(error, error_length, "could not read the image header");
+        return MAGPIE_STATUS_FAILED;
+    }
+    fill_header(image, header);
+    g_object_unref(image);
+    return MAGPIE_STATUS_OK;
+}
+

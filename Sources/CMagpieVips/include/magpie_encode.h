@@ -1,0 +1,33 @@
+// Encoding RGBA8 bitmaps.
+#ifndef MAGPIE_ENCODE_H
+#define MAGPIE_ENCODE_H
+
+#include <stddef.h>
+
+#include "magpie_formats.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+    /// PNG, JPEG, WebP or GIF.
+    magpie_format format;
+    /// 1...100, for lossy formats.
+    int quality;
+    /// JPEG: write a progressive (interlaced) file.
+    int progressive;
+    /// WebP: lossless.
+    int lossless;
+} magpie_encode_options;
+
+/// Encodes RGBA8 pixels. JPEG has no alpha: transparent pixels are flattened onto black.
+/// The output is freed with `magpie_free_buffer`.
+magpie_status magpie_encode(const unsigned char *pixels, int width, int height, const magpie_encode_options *options,
+                  unsigned char **output, size_t *output_length, char *error, size_t error_length);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

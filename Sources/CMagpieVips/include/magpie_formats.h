@@ -1,0 +1,40 @@
+// The image formats Magpie reads, and reading an image's header.
+#ifndef MAGPIE_FORMATS_H
+#define MAGPIE_FORMATS_H
+
+#include <stddef.h>
+
+#include "magpie_runtime.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+    MAGPIE_FORMAT_UNKNOWN = 0,
+    MAGPIE_FORMAT_JPEG = 1,
+    MAGPIE_FORMAT_PNG = 2,
+    MAGPIE_FORMAT_GIF = 3,
+    MAGPIE_FORMAT_WEBP = 4,
+    MAGPIE_FORMAT_HEIF = 5,
+} magpie_format;
+
+typedef struct {
+    /// Dimensions as declared by the file, before orientation is applied.
+    int width;
+    int height;
+    int pages;
+    /// EXIF orientation 1...8 (1 when absent).
+    int orientation;
+    magpie_format format;
+} magpie_header;
+
+/// Reads the header only. Fails with MAGPIE_STATUS_NOT_AN_IMAGE or MAGPIE_STATUS_UNSUPPORTED
+/// when no allowed loader recognises the bytes.
+magpie_status magpie_read_header(const void *data, size_t length, magpie_header *header, char *error, size_t error_length);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,45 @@
+// A narrow, non-variadic C surface over libvips for Swift, split by job: this file (start-up,
+// logging, status codes), formats, decode, encode and process.
+//
+// Swift cannot call libvips' variadic functions, and the public Swift API must not expose
+// GLib or libvips types, so everything here is plain C: buffers in, RGBA8 out.
+#ifndef MAGPIE_RUNTIME_H
+#define MAGPIE_RUNTIME_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Result codes of every call that can fail.
+typedef enum {
+    MAGPIE_STATUS_OK = 0,
+    MAGPIE_STATUS_NOT_AN_IMAGE = 1,
+    MAGPIE_STATUS_UNSUPPORTED = 2,
+    MAGPIE_STATUS_TOO_MANY_PIXELS = 3,
+    MAGPIE_STATUS_FAILED = 4,
+} magpie_status;
+
+/// Log levels passed to the log callback.
+typedef enum {
+    MAGPIE_LOG_DEBUG = 0,
+    MAGPIE_LOG_INFO = 1,
+    MAGPIE_LOG_WARNING = 2,
+    MAGPIE_LOG_ERROR = 3,
+} magpie_log_level;
+
+typedef void (*magpie_log_fn)(int level, const char *message);
+
+/// Starts libvips once per process: operation cache off, untrusted loaders blocked,
+/// GLib warnings from libvips sent to `log`. Returns 0 on success.
+magpie_status magpie_initialize(magpie_log_fn log, char *error, size_t error_length);
+
+/// Frees a buffer returned by `magpie_encode`.
+void magpie_free_buffer(void *buffer);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

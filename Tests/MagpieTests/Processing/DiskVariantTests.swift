@@ -1,0 +1,138 @@
+import Foundation
+@testable import Magpie
+import MagpieTesting
+import Testing
+
+@Suite("Processed variants on disk")
+struct DiskVariantTests {
+    static let avatar: [any ImageProcessing] = [.resize(width: 64, height: 64, mode: .fill()), .roundedCorners(radius: 16)]
+
+    /// A second pipeline on the first one's disk cache, as after a restart.
+    static func restarted(_ fixture: TestFixture, _ body: (ImagePipeline) async throws -> Void) async throws {
+        await fixture.pipeline.dataCache?.flush()
+        try await withImagePipeline(configuration: fixture.pipeline.configuration) { try await body($0) }
+    }
+
+    @Test func aVariantIsFoundWithoutTheOriginalAndKeepsItsTransparency() async throws {
+        try await withTestFixture(configure: { $0.diskCachePolicy = .variants }) { fixture in
+            fixture.server.serve("/a.jpg", .image(try TestImages.texture(width: 640, height: 480, format: .jpeg)))
+            let url = fixture.server.url("/a.jpg")
+            let probe = CountingProcessor("test.probe")
+            let request = ImageRequest(url: url, processors: Self.avatar + [probe])
+            let first = try await fixture.pipeline.image(for: request)
+            #expect(first.source == .network)
+            #expect(fixture.pipeline.statistics.variantsStored == 1)
+            await fixture.pipeline.dataCache?.flush()
+            #expect(fixture.pipeline.dataCache?.containsEntry(for: url.absoluteString) == false, "the variants policy keeps no original")
+
+            try await Self.restarted(fixture) { pipeline in
+                let again = try await pipeline.image(for: request)
+                #expect(again.source == .disk)
+                #expect(again.image.width == 64 && again.image.height == 64)
+                #expect(again.image.pixel(x: 0, y: 0).alpha == 0, "a transparent corner survives the disk")
+                #expect(again.image.pixel(x: 32, y: 32).alpha == 255)
+                #expect(probe.runs == 1, "the processors ran for the first load only")
+                #expect(pipeline.statistics.diskHits == 1)
+            }
+            #expect(fixture.server.statistics(for: "/a.jpg").requests == 1)
+            let stored = await fixture.pipeline.dataCache?.variantEntry(for: url.absoluteString, variant: try Self.variantName(request))
+            #expect(stored.map { ImageFormat(sniffing: $0.data) } == .png)
+        }
+    }
+
+    @Test func anOpaqueVariantIsStoredAsJPEG() async throws {
+        try await withTestFixture(configure: { $0.diskCachePolicy = .originalsAndVariants }) { fixture in
+            fixture.server.serve("/o.png", .image(try TestImages.texture(width: 300, height: 200, format: .png)))
+            let url = fixture.server.url("/o.png")
+            let request = ImageRequest(url: url, processors: [.resize(width: 30, height: 30)])
+            _ = try await fixture.pipeline.image(for: request)
+            await fixture.pipeline.dataCache?.flush()
+            let stored = await fixture.pipeline.dataCache?.variantEntry(for: url.absoluteString, variant: try Self.variantName(request))
+            #expect(stored.map { ImageFormat(sniffing: $0.data) } == .jpeg)
+            #expect(fixture.pipeline.dataCache?.containsEntry(for: url.absoluteString) == true, "both are kept")
+            #expect(await fixture.pipeline.dataCache?.variantCount == 1)
+        }
+    }
+
+    @Test func theDefaultPolicyKeepsOriginalsOnly() async throws {
+        try await withTestFixture { fixture in
+            fixture.server.serve("/d.png", .image(try TestImages.texture(width: 100, height: 100, format: .png)))
+            _ = try await fixture.pipeline.image(for: ImageRequest(url: fixture.server.url("/d.png"), processors: [.blur(sigma: 1)]))
+            await fixture.pipeline.dataCache?.flush()
+            #expect(await fixture.pipeline.dataCache?.variantCount == 0)
+            #expect(await fixture.pipeline.dataCache?.count == 1)
+            // A request can ask for variants on its own.
+            var request = ImageRequest(url: fixture.server.url("/d.png"), processors: [.blur(sigma: 2)])
+            request.diskCachePolicy = .variants
+            _ = try await fixture.pipeline.image(for: request)
+            await fixture.pipeline.dataCache?.flush()
+            #expect(await fixture.pipeline.dataCache?.variantCount == 1)
+        }
+    }
+
+    @Test func removingAURLRemovesItsVariants() async throws {
+        try await withTestFixture(configure: { $0.diskCachePolicy = .originalsAndVariants }) { fixture in
+            fixture.server.serve("/r.png", .image(try TestImages.texture(width: 100, height: 100, format: .png)))
+            fixture.server.serve("/other.png", .image(try TestImages.texture(width: 100, height: 100, format: .png)))
+            let url = fixture.server.url("/r.png")
+            for sigma in [1.0, 2.0] { _ = try await fixture.pipeline.image(for: ImageRequest(url: url, processors: [.blur(sigma: sigma)])) }
+            _ = try await fixture.pipeline.image(for: ImageRequest(url: fixture.server.url("/other.png"), processors: [.blur(sigma: 1)]))
+            await fixture.pipeline.dataCache?.flush()
+            #expect(await fixture.pipeline.dataCache?.variantCount == 3)
+            await fixture.pipeline.dataCache?.removeEntry(for: url.absoluteString)
+            #expect(await fixture.pipeline.dataCache?.variantCount == 1, "only the other URL's variant is left")
+            #expect(await fixture.pipeline.dataCache?.count == 2)
+        }
+    }
+
+    @Test func newBytesFromTheServerRetireTheVariants() async throws {
+        try await withTestFixture(configure: { $0.diskCachePolicy = .originalsAndVariants }) { fixture in
+            let red = DecodedImage(width: 8, height: 8, pixels: [UInt8](repeating: 0, count: 256).enumerated().map { $0.offset % 4 == 0 || $0.offset % 4 == 3 ? 255 : 0 })
+            let blue = DecodedImage(width: 8, height: 8, pixels: [UInt8](repeating: 0, count: 256).enumerated().map { $0.offset % 4 == 2 || $0.offset % 4 == 3 ? 255 : 0 })
+            fixture.server.serve("/v.png", ServedRoute(body: try ImageEncoder().encode(red, as: .png), contentType: "image/png", etag: "\"red\""))
+            let url = fixture.server.url("/v.png")
+            let request = ImageRequest(url: url, processors: [.resize(width: 4, height: 4)])
+            #expect(try await fixture.pipeline.image(for: request).image.pixel(x: 1, y: 1).red > 200)
+
+            fixture.server.serve("/v.png", ServedRoute(body: try ImageEncoder().encode(blue, as: .png), contentType: "image/png", etag: "\"blue\""))
+            let refreshed = try await fixture.pipeline.image(for: ImageRequest(url: url, options: .refreshCached))
+            #expect(refreshed.image.pixel(x: 1, y: 1).blue > 200)
+            fixture.pipeline.memoryCache?.removeAll()
+            let variant = try await fixture.pipeline.image(for: request)
+            #expect(variant.image.pixel(x: 1, y: 1).blue > 200, "the red variant is not served after the blue bytes came")
+        }
+    }
+
+    @Test func refreshingAnEntryWithoutValidatorsDownloadsAgain() async throws {
+        try await withTestFixture { fixture in
+            fixture.server.serve("/n.png", .image(try TestImages.texture(width: 16, height: 16, format: .png)))
+            let url = fixture.server.url("/n.png")
+            _ = try await fixture.pipeline.image(for: url)
+            let refreshed = try await fixture.pipeline.image(for: ImageRequest(url: url, options: .refreshCached))
+            #expect(refreshed.source == .network)
+            #expect(fixture.server.statistics(for: "/n.png").requests == 2)
+            #expect(fixture.server.statistics(for: "/n.png").lastRequestHeaders["if-none-match"] == nil)
+        }
+    }
+
+    @Test func theDemoWarmRowCase() async throws {
+        // Thumbnails only (no processors) are variants too: a warm start decodes 256 px files.
+        try await withTestFixture(configure: { $0.diskCachePolicy = .originalsAndVariants }) { fixture in
+            fixture.server.serve("/t.jpg", .image(try TestImages.texture(width: 1600, height: 1200, format: .jpeg)))
+            let request = ImageRequest(url: fixture.server.url("/t.jpg"), thumbnail: .init(width: 256, height: 256))
+            _ = try await fixture.pipeline.image(for: request)
+            try await Self.restarted(fixture) { pipeline in
+                let again = try await pipeline.image(for: request)
+                #expect(again.source == .disk)
+                #expect(again.image.width == 256)
+                let reread = try #require(await pipeline.dataCache?.variantEntry(
+                    for: request.url.absoluteString, variant: try Self.variantName(request)))
+                #expect(reread.data.count < 64 * 1024)
+            }
+        }
+    }
+
+    static func variantName(_ request: ImageRequest) throws -> String {
+        try #require(RequestKeys(request, configuration: ImagePipeline.Configuration()).variant)
+    }
+}
