@@ -18,10 +18,12 @@ struct CacheCommand: AsyncParsableCommand {
                 print("No cache at \(directory.path) (0 images, 0 B).")
                 return
             }
-            let (count, size) = (await dataCache.count, await dataCache.totalSize)
-            print("Cache:  \(directory.path)")
-            print("Images: \(count)")
-            print("Size:   \(ByteCount.format(size))")
+            let (count, variants, size) = (await dataCache.count, await dataCache.variantCount, await dataCache.totalSize)
+            print("Cache:     \(directory.path)")
+            print("Images:    \(count)")
+            print("Originals: \(count - variants)")
+            print("Variants:  \(variants)")
+            print("Size:      \(ByteCount.format(size))")
         }
     }
 

@@ -10,8 +10,9 @@ struct DemoCommand: AsyncParsableCommand {
         discussion: """
             The first run makes the gallery with libvips (a minute or so) and keeps it in the workspace. \
             Each run starts with an empty disk cache, loads every image at thumbnail size (cold), then \
-            again with a new pipeline (disk cache) and once more with the same one (memory cache), and \
-            writes the thumbnails and an index.html contact sheet.
+            again with a new pipeline (disk cache, which keeps the thumbnails as well as the originals) \
+            and once more with the same one (memory cache), and writes the thumbnails and an \
+            index.html contact sheet.
             """)
 
     @Option(help: ArgumentHelp("Where the gallery, cache and thumbnails go.", valueName: "dir"))
@@ -59,6 +60,9 @@ struct DemoCommand: AsyncParsableCommand {
         try? FileManager.default.removeItem(at: cache)
         var configuration = ImagePipeline.Configuration()
         configuration.diskCache = .init(directory: cache)
+        // The thumbnails themselves go to disk too, so a new pipeline decodes 256 px files
+        // instead of the originals.
+        configuration.diskCachePolicy = .originalsAndVariants
         configuration.logger = logger
 
         let cold = try await DemoRun.load(urls, box: box, labels: ["cold: empty caches"], configuration: configuration, console: console)
@@ -72,8 +76,10 @@ struct DemoCommand: AsyncParsableCommand {
 
         console.output("")
         for line in DemoRun.table(runs) { console.output(line) }
-        if let first = runs.first, let last = runs.last, last.duration > .zero {
-            console.output(String(format: "\nThe memory-cache pass was %.0f× faster than the cold one.", first.duration.seconds / last.duration.seconds))
+        if runs.count == 3, runs.allSatisfy({ $0.duration > .zero }) {
+            console.output(String(
+                format: "\nThe disk-cache pass (stored thumbnails) was %.0f× faster than the cold one, the memory-cache pass %.0f×.",
+                runs[0].duration.seconds / runs[1].duration.seconds, runs[0].duration.seconds / runs[2].duration.seconds))
         }
         console.output("Contact sheet: \(sheet.path)")
     }

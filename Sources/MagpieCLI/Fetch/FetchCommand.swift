@@ -31,6 +31,12 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Thumbnail mode: fit inside the box, or fill it and crop the overflow.", valueName: "fit|fill"))
     var fit: FitMode = .fit
 
+    @Option(help: ArgumentHelp("Process each image after decoding, e.g. resize:256x256:fill,round:16. Steps: \(ProcessingList.help).", valueName: "steps"))
+    var process: String?
+
+    @Option(help: ArgumentHelp("What the disk cache keeps: the downloaded originals, processed variants, or both.", valueName: "originals|variants|both"))
+    var diskPolicy: DiskPolicyOption = .originals
+
     @Option(help: "How many images load at once.")
     var concurrency = 8
 
@@ -59,8 +65,15 @@ struct FetchCommand: AsyncParsableCommand {
         if let thumbnail, ThumbnailBox.parse(thumbnail) == nil {
             throw ValidationError("--thumbnail must be WIDTHxHEIGHT with sizes from 1 to 20000, e.g. 256x256, not '\(thumbnail)'.")
         }
-        if format == .original, thumbnail != nil {
-            throw ValidationError("--format original writes the downloaded bytes, so it cannot be combined with --thumbnail; choose png, jpeg or webp.")
+        if format == .original, thumbnail != nil || process != nil {
+            throw ValidationError("--format original writes the downloaded bytes, so it cannot be combined with --thumbnail or --process; choose png, jpeg or webp.")
+        }
+        if let process {
+            do {
+                _ = try ProcessingList.parse(process)
+            } catch {
+                throw ValidationError(error.description)
+            }
         }
         if format != nil, output == nil {
             throw ValidationError("--format needs --output: it says how images are written.")
@@ -92,13 +105,15 @@ struct FetchCommand: AsyncParsableCommand {
         configuration.maximumConcurrentDownloads = concurrency
         configuration.memoryCache = ByteCount.parse(memoryCache).flatMap { $0 > 0 ? ImageCache.Limits(totalCost: $0) : nil }
         configuration.logger = logger
+        configuration.diskCachePolicy = diskPolicy.policy
         var options: ImageRequest.Options = []
         if retryFailed { options.insert(.retryFailed) }
         if refresh { options.insert(.refreshCached) }
         let job = FetchJob(
             pipeline: ImagePipeline(configuration: configuration),
             thumbnail: thumbnail.flatMap { ThumbnailBox.parse($0, mode: fit.contentMode) },
-            format: output == nil ? .png : format ?? (thumbnail == nil ? .original : .png),
+            processors: (try? process.map(ProcessingList.parse)) ?? [],
+            format: output == nil ? .png : format ?? (thumbnail == nil && process == nil ? .original : .png),
             options: options, folder: folder, received: NIOLockedValueBox(0))
         let summary = await fetch(texts, with: job, console: console)
         await job.pipeline.shutdown()

@@ -6,6 +6,7 @@ import NIOConcurrencyHelpers
 struct FetchJob: Sendable {
     let pipeline: ImagePipeline
     let thumbnail: ImageRequest.Thumbnail?
+    let processors: [any ImageProcessing]
     let format: OutputFormat
     let options: ImageRequest.Options
     let folder: OutputFolder?
@@ -26,7 +27,7 @@ struct FetchJob: Sendable {
         guard let url = URL(string: text) else {
             return .failure(url: text, message: "bad URL: not a URL", milliseconds: 0)
         }
-        let request = ImageRequest(url: url, thumbnail: thumbnail, options: options)
+        let request = ImageRequest(url: url, thumbnail: thumbnail, processors: processors, options: options)
         do {
             let loaded = try await format == .original ? loadOriginal(request) : loadImage(request)
             let milliseconds = elapsed()

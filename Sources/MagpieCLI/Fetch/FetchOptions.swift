@@ -23,6 +23,19 @@ enum FitMode: String, ExpressibleByArgument, CaseIterable {
     var contentMode: ImageRequest.Thumbnail.ContentMode { self == .fit ? .fit : .fill }
 }
 
+/// `--disk-policy`.
+enum DiskPolicyOption: String, ExpressibleByArgument, CaseIterable {
+    case originals, variants, both
+
+    var policy: DiskCachePolicy {
+        switch self {
+        case .originals: .originals
+        case .variants: .variants
+        case .both: .originalsAndVariants
+        }
+    }
+}
+
 /// `WxH` boxes such as `256x256`.
 enum ThumbnailBox {
     static func parse(_ text: String, mode: ImageRequest.Thumbnail.ContentMode = .fit) -> ImageRequest.Thumbnail? {

@@ -21,7 +21,8 @@ struct PrefetchAndCacheCommandTests {
 
             let stats = try await fixture.magpie("cache", "stats", "--cache-dir", fixture.cacheDirectory)
             #expect(stats.status == 0)
-            #expect(stats.standardOutput.contains("Images: 3"))
+            #expect(stats.standardOutput.contains("Images:    3"))
+            #expect(stats.standardOutput.contains("Variants:  0"))
             #expect(stats.standardOutput.contains(" kB"), "sizes in human units: \(stats.standardOutput)")
 
             let fetch = try await fixture.tool.run(["fetch", "--json", "--cache-dir", fixture.cacheDirectory] + urls)
@@ -59,7 +60,7 @@ struct PrefetchAndCacheCommandTests {
             let clear = try await fixture.magpie("cache", "clear", "--cache-dir", fixture.cacheDirectory)
             #expect(clear.standardOutput.hasPrefix("Removed 3 images"), "\(clear.standardOutput)")
             let stats = try await fixture.magpie("cache", "stats", "--cache-dir", fixture.cacheDirectory)
-            #expect(stats.standardOutput.contains("Images: 0"))
+            #expect(stats.standardOutput.contains("Images:    0"))
 
             let absent = try await fixture.magpie("cache", "stats", "--cache-dir", fixture.path("never-made"))
             #expect(absent.status == 0)

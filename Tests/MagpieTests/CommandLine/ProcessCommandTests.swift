@@ -1,0 +1,57 @@
+import Foundation
+import Magpie
+import MagpieTesting
+import Testing
+
+@Suite("magpie fetch --process")
+struct ProcessCommandTests {
+    @Test func processesAndWritesTheResult() async throws {
+        try await withCLIFixture { fixture in
+            let folder = fixture.path("out")
+            let result = try await fixture.magpie(
+                "fetch", fixture.url("/photos/cat.jpg"), "--process", "resize:64x64:fill,round:8", "--output", folder, "--no-cache")
+            #expect(result.status == 0, "\(result.standardError)")
+            let files = try FileManager.default.contentsOfDirectory(atPath: folder)
+            let file = try #require(files.first)
+            #expect(file.hasSuffix(".png"), "transparent corners need PNG by default")
+            let image = try VipsDecoder().decode(
+                Array(try Data(contentsOf: URL(fileURLWithPath: folder).appendingPathComponent(file))), thumbnail: nil, maximumPixels: 1 << 24)
+            #expect(image.width == 64 && image.height == 64)
+            #expect(image.pixel(x: 0, y: 0).alpha == 0)
+            #expect(image.pixel(x: 32, y: 32).alpha == 255)
+        }
+    }
+
+    @Test(arguments: [
+        ("resize:64x64,round:x", "--process step 2 'round:x': give the corner radius in pixels"),
+        ("resize:64", "--process step 1 'resize:64': give the box as WIDTHxHEIGHT"),
+        ("blur:2,,grayscale", "--process step 2 '': the step is empty"),
+        ("sharpen:1", "--process step 1 'sharpen:1': unknown step 'sharpen'"),
+        ("crop:10x10:middle", "'middle' is not a gravity"),
+        ("resize:10x10:fit:top", "'top' is not fit, fill, exact, upscale or (after fill) a gravity"),
+    ])
+    func aBadStepIsNamed(_ list: String, _ message: String) async throws {
+        try await withCLIFixture { fixture in
+            let result = try await fixture.magpie("fetch", fixture.url("/photos/cat.jpg"), "--process", list, "--no-cache")
+            #expect(result.status == 2)
+            #expect(result.standardError.contains(message), "\(result.standardError)")
+            #expect(fixture.server.totalRequests == 0, "nothing is loaded when the list is wrong")
+        }
+    }
+
+    @Test func variantsOnDiskAreCountedByCacheStats() async throws {
+        try await withCLIFixture { fixture in
+            let url = fixture.url("/photos/cat.jpg")
+            let arguments = ["fetch", "--json", url, "--process", "crop:40x40:attention,grayscale", "--disk-policy", "both", "--cache-dir", fixture.cacheDirectory]
+            let first = try await fixture.tool.run(arguments)
+            #expect(first.status == 0, "\(first.standardError)")
+            let stats = try await fixture.magpie("cache", "stats", "--cache-dir", fixture.cacheDirectory)
+            #expect(stats.standardOutput.contains("Originals: 1"), "\(stats.standardOutput)")
+            #expect(stats.standardOutput.contains("Variants:  1"), "\(stats.standardOutput)")
+            let second = try await fixture.tool.run(arguments)
+            #expect(second.standardOutput.contains("\"source\":\"disk\""))
+            #expect(second.standardOutput.contains("\"width\":40"))
+            #expect(fixture.server.totalRequests == 1)
+        }
+    }
+}
