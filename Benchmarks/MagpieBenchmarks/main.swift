@@ -2,7 +2,7 @@ import Foundation
 import Magpie
 import MagpieTesting
 
-// Release build: swift run -c release MagpieBenchmarks [--quick] [--only hit|bind|cold|thumbnail|png|network|memory]
+// Release build: swift run -c release MagpieBenchmarks [--quick] [--only hit|bind|cold|thumbnail|png|process|network|memory]
 // (`memory` runs the release `magpie` and `MagpieProbe`: `swift build -c release` first)
 // One run prints every measurement BENCHMARKS.md records, side by side with its target;
 // `--only` runs one group, for profiling it (for example under `perf record`).
@@ -33,13 +33,18 @@ func runBenchmarks(quick: Bool, only: String?) async throws -> Report {
         try measureThumbnail(try Gallery.twelveMegapixelJPEG(in: workspace, progressive: true), progressive: true, into: &report)
     }
     if wanted("png") { try measurePNGDecode(into: &report) }
+    if wanted("process") {
+        try measureProcessors(into: &report, workspace: workspace)
+        try await measureVariantLoad(
+            try Gallery.make(count: quick ? 40 : 120, in: workspace.appendingPathComponent("variant-gallery")), into: &report, workspace: workspace)
+    }
     if wanted("network") { try await measureConnectionFailures(into: &report) }
     // Minutes, not seconds, and it loads the machine: only when asked for.
     if only == "memory" { try await measureSustainedMemory(into: &report, workspace: workspace) }
     return report
 }
 
-let groups = ["hit", "bind", "cold", "thumbnail", "png", "network", "memory"]
+let groups = ["hit", "bind", "cold", "thumbnail", "png", "process", "network", "memory"]
 var only: String?
 if let flag = arguments.firstIndex(of: "--only") {
     only = arguments[arguments.index(after: flag)...].first
