@@ -153,7 +153,7 @@ public final class ImagePipeline: Sendable {
     /// a load would use it also depends on the request's options (``ImageRequest/Options/refreshCached``...).
     public func cachedImage(for request: ImageRequest) -> DecodedImage? {
         guard let memoryCache else { return nil }
-        return memoryCache[RequestKeys.memoryKey(for: request, configuration: configuration)]
+        return memoryCache[RequestKeys.memoryKey(for: request, cacheKey: configuration.cacheKey)]
     }
 
     /// Calls `handler` with every ``PipelineEvent`` until the returned observation is cancelled

@@ -27,7 +27,7 @@ struct RequestKeys: Sendable {
         data = configuration.cacheKey(request.url)
         processors = request.processors.map(\.identifier)
         image = ImageCacheKey(dataKey: data, thumbnail: request.thumbnail, processors: processors)
-        assert(image == Self.memoryKey(for: request, configuration: configuration))
+        assert(image == Self.memoryKey(for: request, cacheKey: configuration.cacheKey))
         variant = Self.variantName(thumbnail: request.thumbnail, processors: processors)
         let policy = request.diskCachePolicy ?? configuration.diskCachePolicy
         let onDisk = configuration.diskCache != nil && !request.options.contains(.memoryCacheOnly)
@@ -48,10 +48,11 @@ struct RequestKeys: Sendable {
         ProcessWorkKey(decode: decodeWork, processors: Array(processors.prefix(count)))
     }
 
-    /// The memory key alone, for synchronous cache reads that need no other key.
-    static func memoryKey(for request: ImageRequest, configuration: ImagePipeline.Configuration) -> ImageCacheKey {
+    /// The memory key alone, for synchronous cache reads that need no other key. Takes the
+    /// key function alone: copying the whole configuration costs more than the rest of a hit.
+    static func memoryKey(for request: ImageRequest, cacheKey: (URL) -> String) -> ImageCacheKey {
         ImageCacheKey(
-            dataKey: configuration.cacheKey(request.url), thumbnail: request.thumbnail,
+            dataKey: cacheKey(request.url), thumbnail: request.thumbnail,
             processors: request.processors.isEmpty ? [] : request.processors.map(\.identifier))
     }
 

@@ -81,4 +81,57 @@ struct StressTests {
             #expect(fixture.pipeline.downloadQueue == (running: 0, waiting: 0))
         }
     }
+
+    /// The request graph under load: processor lists sharing prefixes, variants written to and
+    /// read from disk, cancellations in the middle of a processing chain.
+    @Test func sharedProcessorChainsUnderCancellation() async throws {
+        let processorLists: [(name: String, processors: [any ImageProcessing], halves: Bool)] = [
+            ("none", [], false),
+            ("crop", [.crop(width: 255, height: 4, gravity: .left)], false),
+            ("crop, grey", [.crop(width: 255, height: 4, gravity: .left), .grayscale], false),
+            ("crop, blur", [.crop(width: 255, height: 4, gravity: .left), .blur(sigma: 1)], false),
+            ("half", [.resize(width: 1000, height: 2, mode: .fit)], true),
+        ]
+        try await withTestFixture(configure: { configuration in
+            configuration.memoryCache = ImageCache.Limits(totalCost: 200 * 1024)
+            configuration.diskCachePolicy = .originalsAndVariants
+        }) { fixture in
+            let count = 120
+            let urls = try (0..<count).map { index in
+                fixture.server.serve("/p\(index)", .image(try TestImages.texture(width: Self.width(of: index), height: 4, format: .png, seed: UInt32(index + 1))))
+                return fixture.server.url("/p\(index)")
+            }
+            let failures = NIOLockedValueBox([String]())
+            let requests = max(1000, Self.requestCount / 5)
+            await withTaskGroup(of: Void.self) { group in
+                for worker in 0..<32 {
+                    group.addTask {
+                        var random = SystemRandomNumberGenerator()
+                        for _ in 0..<(requests / 32) {
+                            let index = Int.random(in: 0..<count, using: &random)
+                            let list = processorLists.randomElement(using: &random)!
+                            let task = fixture.pipeline.imageTask(with: ImageRequest(url: urls[index], processors: list.processors))
+                            let cancels = Int.random(in: 0..<8, using: &random) == 0
+                            if cancels { task.cancel() }
+                            do {
+                                let image = try await task.image
+                                let width = Self.width(of: index)
+                                let expected = list.halves ? (width + 1) / 2 : list.processors.isEmpty ? width : min(255, width)
+                                if image.width != expected {
+                                    failures.withLockedValue { $0.append("worker \(worker) \(list.name) \(index): width \(image.width), expected \(expected)") }
+                                }
+                            } catch {
+                                if !(cancels && (error as? MagpieError) == .cancelled) {
+                                    failures.withLockedValue { $0.append("worker \(worker) \(list.name) \(index): \(error)") }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            #expect(failures.withLockedValue { $0 }.isEmpty, "\(failures.withLockedValue { $0.prefix(5) })")
+            try await waitUntil(timeout: .seconds(30)) { fixture.pipeline.inFlightTaskCount == 0 }
+            #expect(fixture.server.totalRequests <= count * 2, "downloads are shared: \(fixture.server.totalRequests)")
+        }
+    }
 }
