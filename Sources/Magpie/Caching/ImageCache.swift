@@ -99,21 +99,29 @@ public struct ImageCacheKey: Sendable, Hashable {
     public let dataKey: String
     /// The thumbnail box, if the image was downsampled.
     public let thumbnail: ImageRequest.Thumbnail?
+    /// The processors' identifiers joined into one string: a hit on an unprocessed image, the
+    /// common case, then costs no array to retain, hash or compare.
+    private let processorList: String
+
     /// The ``ImageProcessing/identifier``s of the processors applied, in order.
-    public let processors: [String]
+    public var processors: [String] {
+        processorList.isEmpty ? [] : processorList.split(separator: Self.separator, omittingEmptySubsequences: false).map(String.init)
+    }
 
     /// Creates a key.
     public init(dataKey: String, thumbnail: ImageRequest.Thumbnail?, processors: [String] = []) {
         self.dataKey = dataKey
         self.thumbnail = thumbnail
-        self.processors = processors
+        processorList = processors.isEmpty ? "" : processors.joined(separator: String(Self.separator))
     }
+
+    private static let separator: Character = "\u{1F}"
 
     // Keys compare and hash by their UTF-8 bytes, not as Unicode text: two URLs are the same
     // resource only if they are spelled the same, and hashing bytes skips String's
     // normalisation, which was half the cost of a memory-cache hit.
     public static func == (lhs: ImageCacheKey, rhs: ImageCacheKey) -> Bool {
-        guard lhs.thumbnail == rhs.thumbnail, lhs.processors == rhs.processors else { return false }
+        guard lhs.thumbnail == rhs.thumbnail, lhs.processorList == rhs.processorList else { return false }
         return lhs.dataKey.utf8.withContiguousStorageIfAvailable { left in
             rhs.dataKey.utf8.withContiguousStorageIfAvailable { right in
                 left.count == right.count && (left.isEmpty || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0)
@@ -126,6 +134,7 @@ public struct ImageCacheKey: Sendable, Hashable {
             for byte in dataKey.utf8 { hasher.combine(byte) }
         }
         hasher.combine(thumbnail)
-        hasher.combine(processors)
+        // Most keys have no processors; equal keys still hash equally without them.
+        if !processorList.isEmpty { hasher.combine(processorList) }
     }
 }

@@ -59,6 +59,19 @@ struct ReleaseTests {
         }
     }
 
+    @Test func processedLoadsSharingAPrefix() async throws {
+        try await Self.withTrackingFixture(configure: { $0.diskCachePolicy = .originalsAndVariants }) { fixture in
+            fixture.server.serve("/p.jpg", .image(try TestImages.texture(width: 640, height: 480)))
+            let url = fixture.server.url("/p.jpg")
+            let crop: any ImageProcessing = .crop(width: 300, height: 300)
+            async let first = fixture.pipeline.image(for: ImageRequest(url: url, processors: [crop, .blur(sigma: 1)]))
+            async let second = fixture.pipeline.image(for: ImageRequest(url: url, processors: [crop, .grayscale]))
+            _ = try await (first, second)
+            try await Self.expectAllReleased(fixture.pipeline)
+            #expect(fixture.pipeline.workTracker!.trackedCount >= 8, "two loads, two second steps, the shared crop, decode and fetch")
+        }
+    }
+
     @Test func cancelledLoad() async throws {
         try await Self.withTrackingFixture { fixture in
             let bytes = try TestImages.texture(width: 600, height: 400)
