@@ -33,7 +33,7 @@ func avatarPipeline(cacheDirectory: URL) -> ImagePipeline {
 struct ProcessingArticleTests {
     @Test func avatarsAreRoundAndComeBackFromDisk() async throws {
         let server = try await ImageServer.start()
-        server.serve("/me.jpg", .image(try TestImages.texture(width: 1200, height: 900)))
+        server.serve("/me.jpg", .image(try TestImages.texture(width: 600, height: 450)))
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("magpie-article-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         var request = avatarRequest(for: server.url("/me.jpg"))

@@ -118,7 +118,7 @@ struct DiskVariantTests {
     @Test func theDemoWarmRowCase() async throws {
         // Thumbnails only (no processors) are variants too: a warm start decodes 256 px files.
         try await withTestFixture(configure: { $0.diskCachePolicy = .originalsAndVariants }) { fixture in
-            fixture.server.serve("/t.jpg", .image(try TestImages.texture(width: 1600, height: 1200, format: .jpeg)))
+            fixture.server.serve("/t.jpg", .image(try TestImages.texture(width: 800, height: 600, format: .jpeg)))
             let request = ImageRequest(url: fixture.server.url("/t.jpg"), thumbnail: .init(width: 256, height: 256))
             _ = try await fixture.pipeline.image(for: request)
             try await Self.restarted(fixture) { pipeline in
