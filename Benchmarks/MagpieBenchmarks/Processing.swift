@@ -37,15 +37,8 @@ private struct PillowTimes {
 }
 
 private func runPillow(script: URL, image: URL, runs: Int) throws -> PillowTimes {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["python3", script.path, image.path, "\(runs)"]
-    let output = Pipe()
-    process.standardOutput = output
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0, let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+    let data = try PythonScript.run(script, [image.path, "\(runs)"])
+    guard let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
         throw BenchmarkError.childFailed("pillow_processing.py: \(String(decoding: data, as: UTF8.self))")
     }
     return PillowTimes(times: object.compactMapValues { $0 as? Double }, version: object["version"] as? String ?? "?")

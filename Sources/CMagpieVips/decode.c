@@ -150,7 +150,7 @@ magpie_status magpie_decode(const void *data, size_t length, const magpie_decode
     return MAGPIE_STATUS_OK;
 }
 
-// Below this size libvips' thread pool costs more than it saves: handing a small image's few
+// Below this source size libvips' thread pool costs more than it saves: handing a small image's few
 // tiles to worker threads and back took longer than decoding them (a warm load of 240 cached
 // 256 px thumbnails spent more time in thread switches and GLib locks than in libjpeg).
 #define SMALL_IMAGE_PIXELS (512 * 512)
@@ -177,7 +177,10 @@ magpie_status magpie_render(magpie_image *image, unsigned char *destination, siz
         magpie_set_error(error, error_length, "the destination does not fit the image");
         return MAGPIE_STATUS_FAILED;
     }
-    if ((uint64_t)rgba->Xsize * rgba->Ysize <= SMALL_IMAGE_PIXELS) return render_here(rgba, destination, error, error_length);
+    // The source's size measures the work, not the output's: a 256 px thumbnail of a 12 MP
+    // photo still has 12 MP to shrink.
+    uint64_t source_pixels = (uint64_t)image->source.width * (uint64_t)image->source.height;
+    if (source_pixels > 0 && source_pixels <= SMALL_IMAGE_PIXELS) return render_here(rgba, destination, error, error_length);
     // What vips_image_write_to_memory does, into the caller's buffer instead of a new one.
     VipsImage *target = vips_image_new_from_memory(destination, length, rgba->Xsize, rgba->Ysize,
                                                    rgba->Bands, rgba->BandFmt);

@@ -230,6 +230,9 @@ magpie_status magpie_process(const unsigned char *pixels, int width, int height,
         return MAGPIE_STATUS_FAILED;
     }
     result->handle = out;
+    // What `magpie_render` weighs to choose between this thread and libvips' thread pool.
+    result->source.width = width;
+    result->source.height = height;
     result->width = vips_image_get_width(out);
     result->height = vips_image_get_height(out);
     return MAGPIE_STATUS_OK;

@@ -16,16 +16,10 @@ public enum Photos {
             throw Unavailable(description: "make-photos is missing: \(tool.path)")
         }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("magpie-photos-\(count)", isDirectory: true)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", tool.path, folder.path, "\(count)"]
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        let message = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw Unavailable(description: "make-photos failed: \(String(decoding: message, as: UTF8.self))")
+        do {
+            _ = try PythonScript.run(tool, [folder.path, "\(count)"])
+        } catch {
+            throw Unavailable(description: "make-photos failed: \(error)")
         }
         return folder
     }

@@ -29,6 +29,7 @@ typedef struct {
     void *handle;
     int width;
     int height;
+    /// For a decode, the file's header; for a processed image, the input's size.
     magpie_header source;
 } magpie_image;
 

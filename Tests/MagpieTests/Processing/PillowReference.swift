@@ -16,23 +16,9 @@ enum PillowReference {
         let input = folder.appendingPathComponent("in.png")
         let output = folder.appendingPathComponent("out.png")
         try Data(ImageEncoder().encode(image, as: .png)).write(to: input)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path, input.path, output.path, operation] + arguments
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        let message = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw ReferenceFailed(description: "pillow_reference.py failed: \(String(decoding: message, as: UTF8.self))")
-        }
+        _ = try PythonScript.run(script, [input.path, output.path, operation] + arguments)
         return try VipsDecoder().decode(Array(try Data(contentsOf: output)), thumbnail: nil, maximumPixels: .max)
     }
-}
-
-struct ReferenceFailed: Error, CustomStringConvertible {
-    let description: String
 }
 
 /// How far apart two images of the same size are, in 8-bit levels. Colour is compared
