@@ -93,8 +93,9 @@ final class FetchOriginalData: Sendable {
         case .downloaded(let bytes, let metadata):
             context.recorder.record(.downloaded(bytes: bytes.count))
             if let dataCache = context.dataCache {
-                // New bytes make every variant made from the old ones stale.
-                if cached != nil { dataCache.removeVariants(of: dataKey) }
+                // New bytes make every variant made from the old ones stale. A network-only
+                // load did not read the entry it replaces, so it retires them too.
+                if cached != nil || request.options.contains(.networkOnly) { dataCache.removeVariants(of: dataKey) }
                 // Only bytes that look like an image are kept: an HTML error page served with
                 // status 200 must not be cached.
                 if input.keys.keepsOriginal, ImageFormat(sniffing: bytes) != .unknown {

@@ -100,6 +100,12 @@ struct DiskVariantTests {
             fixture.pipeline.memoryCache?.removeAll()
             let variant = try await fixture.pipeline.image(for: request)
             #expect(variant.image.pixel(x: 1, y: 1).blue > 200, "the red variant is not served after the blue bytes came")
+
+            // A network-only load replaces the bytes without reading the old entry first.
+            fixture.server.serve("/v.png", ServedRoute(body: try ImageEncoder().encode(red, as: .png), contentType: "image/png", etag: "\"red2\""))
+            _ = try await fixture.pipeline.image(for: ImageRequest(url: url, options: .networkOnly))
+            fixture.pipeline.memoryCache?.removeAll()
+            #expect(try await fixture.pipeline.image(for: request).image.pixel(x: 1, y: 1).red > 200, "the blue variant is retired in turn")
         }
     }
 
