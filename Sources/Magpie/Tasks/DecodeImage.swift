@@ -44,12 +44,9 @@ final class DecodeImage: Sendable {
             }
         }
         previews.stop()
-        let start = ContinuousClock.now
         let image: DecodedImage
         do {
-            image = try await context.decodingPool.run { () throws(MagpieError) in
-                try decoder.decode(data.bytes, thumbnail: thumbnail, maximumPixels: maximumPixels)
-            }
+            image = try await context.decode(data.bytes, thumbnail: thumbnail)
         } catch {
             guard error != .cancelled else { throw error }
             context.blocklist.record(error, for: input.keys.data)
@@ -57,7 +54,6 @@ final class DecodeImage: Sendable {
             if let dataCache = context.dataCache { await dataCache.removeEntry(for: input.keys.data) }
             throw error
         }
-        context.recorder.record(.decoded(ContinuousClock.now - start))
         // The bytes travel with the image (no copy) for requests that asked for them; the
         // last stage drops them for the others.
         return LoadedImage(container: ImageContainer(image: image, data: data.bytes), source: data.source)

@@ -55,18 +55,12 @@ final class LoadImage: Sendable {
             let variant = input.keys.variant, let dataCache = context.dataCache,
             let entry = await dataCache.variantEntry(for: input.keys.data, variant: variant)
         else { return nil }
-        let decoder = context.configuration.decoder
-        let maximumPixels = context.configuration.maximumPixels
-        let start = ContinuousClock.now
         do {
-            let image = try await context.decodingPool.run { () throws(MagpieError) in
-                try decoder.decode(entry.data, thumbnail: nil, maximumPixels: maximumPixels)
-            }
-            context.recorder.record(.decoded(ContinuousClock.now - start))
-            return ImageContainer(image: image)
+            return ImageContainer(image: try await context.decode(entry.data, thumbnail: nil))
         } catch {
-            // A variant that does not decode is made again from the original.
-            await dataCache.removeVariant(for: input.keys.data, variant: variant)
+            // A variant that does not decode is made again from the original; one whose decode
+            // was cancelled (the pipeline shutting down) is kept.
+            if error != .cancelled { await dataCache.removeVariant(for: input.keys.data, variant: variant) }
             return nil
         }
     }

@@ -19,6 +19,19 @@ struct PipelineContext: Sendable {
         if joined { recorder.record(.joinedWork) }
         return task
     }
+
+    /// Decodes on the decoding threads and counts the decode: the one way both the decode
+    /// stage (originals) and the load stage (variants on disk) decode.
+    func decode(_ bytes: [UInt8], thumbnail: ImageRequest.Thumbnail?) async throws(MagpieError) -> DecodedImage {
+        let decoder = configuration.decoder
+        let maximumPixels = configuration.maximumPixels
+        let start = ContinuousClock.now
+        let image = try await decodingPool.run { () throws(MagpieError) in
+            try decoder.decode(bytes, thumbnail: thumbnail, maximumPixels: maximumPixels)
+        }
+        recorder.record(.decoded(ContinuousClock.now - start))
+        return image
+    }
 }
 
 /// One request as the stages see it.
