@@ -96,21 +96,16 @@ public final class DataCache: Sendable {
     /// written in the background (``flush()`` waits for it). Failures are logged, never thrown:
     /// a disk cache that cannot write must not fail a load.
     public func store(_ entry: CachedData) {
-        pending.withLockedValue { $0[entry.key] = entry }
-        writeQueue.async { [self] in
-            self.write(entry, name: files.name(for: entry.key))
-            self.pending.withLockedValue { pending in
-                if pending[entry.key] == entry { pending[entry.key] = nil }
-            }
-        }
+        enqueueWrite(entry, name: files.name(for: entry.key))
     }
 
     /// Removes the entry stored under `key` and every variant made from it.
     public func removeEntry(for key: String) async {
         pending.withLockedValue { $0[key] = nil }
+        let original = files.name(for: key)
         await onWriteQueue { cache in
-            cache.delete(cache.files.name(for: key))
-            cache.deleteVariants(of: key)
+            cache.delete(original)
+            cache.deleteVariants(ofOriginalNamed: original)
         }
     }
 
@@ -138,14 +133,7 @@ public final class DataCache: Sendable {
     /// at once and writes in the background.
     public func storeVariant(_ bytes: [UInt8], for key: String, variant: String) {
         let entry = CachedData(key: Self.storageKey(key, variant: variant), data: bytes, metadata: HTTPMetadata())
-        let name = files.name(for: key, variant: variant)
-        pending.withLockedValue { $0[entry.key] = entry }
-        writeQueue.async { [self] in
-            self.write(entry, name: name)
-            self.pending.withLockedValue { pending in
-                if pending[entry.key] == entry { pending[entry.key] = nil }
-            }
-        }
+        enqueueWrite(entry, name: files.name(for: key, variant: variant))
     }
 
     /// Removes one variant.
@@ -165,7 +153,7 @@ public final class DataCache: Sendable {
         // Reads check this set, so nothing stale is served while the files are being deleted.
         staleOriginals.withLockedValue { _ = $0.insert(original) }
         writeQueue.async { [self] in
-            self.deleteVariants(of: key)
+            self.deleteVariants(ofOriginalNamed: original)
             self.staleOriginals.withLockedValue { _ = $0.remove(original) }
         }
     }
@@ -179,8 +167,7 @@ public final class DataCache: Sendable {
         key + "\u{0}variant:" + variant
     }
 
-    private func deleteVariants(of key: String) {
-        let original = files.name(for: key)
+    private func deleteVariants(ofOriginalNamed original: String) {
         let names = index.withLockedValue { $0.entries.keys.filter { DiskFiles.isVariant($0, of: original) } }
         for name in names { delete(name) }
     }
@@ -220,6 +207,17 @@ public final class DataCache: Sendable {
     }
 
     // MARK: - Work on the queues
+
+    /// Makes `entry` readable at once and writes it as `name` in the background.
+    private func enqueueWrite(_ entry: CachedData, name: String) {
+        pending.withLockedValue { $0[entry.key] = entry }
+        writeQueue.async { [self] in
+            self.write(entry, name: name)
+            self.pending.withLockedValue { pending in
+                if pending[entry.key] == entry { pending[entry.key] = nil }
+            }
+        }
+    }
 
     private func onWriteQueue<T: Sendable>(_ work: @escaping @Sendable (DataCache) -> T) async -> T {
         await withCheckedContinuation { continuation in
