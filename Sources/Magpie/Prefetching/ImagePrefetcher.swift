@@ -138,13 +138,14 @@ public final class ImagePrefetcher: Sendable {
 
     private func prefetch(_ url: URL) async {
         let request = ImageRequest(url: url, thumbnail: thumbnail, processors: processors, priority: .veryLow)
+        let keys = RequestKeys(request, configuration: pipeline.configuration)
         let outcome: Outcome
-        if isCached(request) {
+        if isCached(request, keys: keys) {
             outcome = .skipped
         } else {
             do throws(MagpieError) {
                 switch destination {
-                case .diskCache where RequestKeys(request, configuration: pipeline.configuration).keepsVariant:
+                case .diskCache where keys.keepsVariant:
                     // The variant is what the disk should hold, and only a whole load makes it.
                     _ = try await pipeline.image(for: request)
                 case .diskCache:
@@ -175,10 +176,9 @@ public final class ImagePrefetcher: Sendable {
         if let progress { onProgress?(Update(url: url, outcome: outcome, progress: progress)) }
     }
 
-    private func isCached(_ request: ImageRequest) -> Bool {
+    private func isCached(_ request: ImageRequest, keys: RequestKeys) -> Bool {
         if pipeline.cachedImage(for: request) != nil { return true }
         guard destination == .diskCache, let dataCache = pipeline.dataCache else { return false }
-        let keys = RequestKeys(request, configuration: pipeline.configuration)
         if keys.keepsVariant, let variant = keys.variant, dataCache.containsVariant(for: keys.data, variant: variant) { return true }
         return dataCache.containsEntry(for: keys.data)
     }
