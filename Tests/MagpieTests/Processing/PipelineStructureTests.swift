@@ -93,6 +93,15 @@ struct PipelineStructureTests {
         }
     }
 
+    @Test func losslessWebPKeepsEveryPixelAndLossyDoesNot() throws {
+        let image = TestImages.pixels(width: 64, height: 48, seed: 5)
+        let lossless = try ImageEncoder(lossless: true).encode(image, as: .webp)
+        let lossy = try ImageEncoder(quality: 50).encode(image, as: .webp)
+        #expect(ImageFormat(sniffing: lossless) == .webp)
+        #expect(try VipsDecoder().decode(lossless, thumbnail: nil, maximumPixels: .max).pixels == image.pixels)
+        #expect(try VipsDecoder().decode(lossy, thumbnail: nil, maximumPixels: .max).pixels != image.pixels)
+    }
+
     @Test func aClosureProcessorsFailureCarriesItsIdentifier() async throws {
         try await withTestFixture { fixture in
             fixture.server.serve("/c.png", .image(try TestImages.texture(width: 8, height: 8, format: .png)))
