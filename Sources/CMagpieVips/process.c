@@ -11,7 +11,7 @@ static void replace(VipsImage **current, VipsImage *next) {
     *current = next;
 }
 
-static int is_opaque(const unsigned char *pixels, size_t count) {
+int magpie_is_opaque(const unsigned char *pixels, size_t count) {
     for (size_t i = 3; i < count * 4; i += 4) {
         if (pixels[i] != 255) return 0;
     }
@@ -190,7 +190,7 @@ magpie_status magpie_process(const unsigned char *pixels, int width, int height,
         return MAGPIE_STATUS_FAILED;
     }
     g_object_unref(wrapped);
-    int opaque = is_opaque(pixels, (size_t)width * height);
+    int opaque = magpie_is_opaque(pixels, (size_t)width * height);
     int failed = 0;
     switch (options->operation) {
     case MAGPIE_OPERATION_RESIZE:

@@ -64,6 +64,9 @@ magpie_status magpie_process(const unsigned char *pixels, int width, int height,
                    const magpie_process_options *options, magpie_image *result,
                    char *error, size_t error_length);
 
+/// Whether every one of the `count` RGBA8 pixels has alpha 255.
+int magpie_is_opaque(const unsigned char *pixels, size_t count);
+
 /// Makes the corners of the RGBA8 bitmap transparent outside arcs of `radius` pixels, in
 /// place, with anti-aliased edges (coverage from the distance to the arc). A radius of half
 /// the shorter side on a square image gives a circle.

@@ -1,3 +1,5 @@
+import CMagpieVips
+
 /// How processed variants are written to the disk cache: JPEG (quality 90) when every pixel
 /// is opaque, PNG otherwise, so transparency a processor made (rounded corners, a circle) is
 /// never lost.
@@ -7,13 +9,6 @@ enum VariantEncoding {
     }
 
     static func isOpaque(_ image: DecodedImage) -> Bool {
-        image.pixels.withUnsafeBufferPointer { pixels in
-            var index = 3
-            while index < pixels.count {
-                if pixels[index] != 255 { return false }
-                index += 4
-            }
-            return true
-        }
+        image.pixels.withUnsafeBufferPointer { magpie_is_opaque($0.baseAddress, image.width * image.height) != 0 }
     }
 }
