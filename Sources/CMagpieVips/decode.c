@@ -1,4 +1,5 @@
 #include "magpie_decode.h"
+#include "magpie_process.h"
 #include "jpeg_dc.h"
 #include "png_guard.h"
 #include "shim_internal.h"
@@ -51,6 +52,79 @@ static VipsImage *open_shrunk_jpeg(const void *data, size_t length, int shrink, 
     return image;
 }
 
+// The animation limits, checked against the header before any frame is decoded.
+static magpie_status check_animation(const magpie_header *source, const magpie_decode_options *options,
+                                     char *error, size_t error_length) {
+    uint64_t total = (uint64_t)source->width * (uint64_t)source->height * (uint64_t)source->pages;
+    char text[200];
+    if (options->max_frames > 0 && source->pages > options->max_frames) {
+        g_snprintf(text, sizeof text, "the animation has %d frames, more than the limit of %d", source->pages,
+                   options->max_frames);
+    } else if (options->max_animation_pixels > 0 && total > options->max_animation_pixels) {
+        g_snprintf(text, sizeof text, "the animation's %d frames of %dx%d make %llu pixels, more than the limit of %llu",
+                   source->pages, source->width, source->height, (unsigned long long)total,
+                   (unsigned long long)options->max_animation_pixels);
+    } else {
+        return MAGPIE_STATUS_OK;
+    }
+    magpie_set_error(error, error_length, text);
+    return MAGPIE_STATUS_ANIMATION_TOO_LARGE;
+}
+
+// Copies the per-frame delays libvips read (milliseconds) into memory the image owns. A file
+// without them gets libvips' older single `gif-delay` (centiseconds) for every frame.
+static int *copy_delays(VipsImage *loaded, int frames) {
+    int *delays = g_new0(int, frames);
+    int *stated = NULL, count = 0;
+    int fallback = 0;
+    if (vips_image_get_typeof(loaded, "delay") && !vips_image_get_array_int(loaded, "delay", &stated, &count)) {
+        for (int i = 0; i < frames && i < count; i++) delays[i] = stated[i];
+    } else if (vips_image_get_typeof(loaded, "gif-delay") && !vips_image_get_int(loaded, "gif-delay", &fallback)) {
+        for (int i = 0; i < frames; i++) delays[i] = fallback * 10;
+    }
+    return delays;
+}
+
+// Every frame of a GIF or animated WebP. libvips loads them as one tall image, frames stacked
+// top to bottom; thumbnails shrink each frame on its own, so no kernel reaches across a frame
+// boundary and every frame gets the same geometry.
+static magpie_status decode_animation(const void *data, size_t length, const magpie_decode_options *options,
+                                      VipsFailOn fail_on, magpie_image *image, char *error, size_t error_length) {
+    VipsImage *loaded = NULL;
+    int failed = image->source.format == MAGPIE_FORMAT_GIF
+        ? vips_gifload_buffer((void *)data, length, &loaded, "n", -1, "fail_on", fail_on, NULL)
+        : vips_webpload_buffer((void *)data, length, &loaded, "n", -1, "fail_on", fail_on, NULL);
+    if (failed) {
+        magpie_take_error(error, error_length, "decoding failed");
+        return MAGPIE_STATUS_FAILED;
+    }
+    int page_height = vips_image_get_page_height(loaded);
+    int frames = loaded->Ysize / page_height;
+    VipsImage *rgba = NULL;
+    failed = magpie_to_rgba8(loaded, &rgba);
+    image->delays = copy_delays(loaded, frames);
+    image->loop = 0;
+    if (vips_image_get_typeof(loaded, "loop")) vips_image_get_int(loaded, "loop", &image->loop);
+    g_object_unref(loaded);
+    if (failed) {
+        magpie_take_error(error, error_length, "converting to RGBA failed");
+        return MAGPIE_STATUS_FAILED;
+    }
+    int thumbnail = options->target_width > 0 || options->target_height > 0;
+    magpie_process_options resize = {.operation = MAGPIE_OPERATION_RESIZE, .gravity = MAGPIE_GRAVITY_CENTRE};
+    resize.width = options->target_width > 0 ? options->target_width : VIPS_MAX_COORD;
+    resize.height = options->target_height > 0 ? options->target_height : VIPS_MAX_COORD;
+    resize.mode = options->fill ? MAGPIE_RESIZE_FILL : MAGPIE_RESIZE_FIT;
+    // Rendered frame after frame in order, which is also the order the GIF decoder works in.
+    failed = magpie_plan_frames(rgba, frames, -1, thumbnail ? &resize : NULL, image, error, error_length);
+    g_object_unref(rgba);
+    if (failed) {
+        if (failed < 0) magpie_take_error(error, error_length, "decoding failed");
+        return MAGPIE_STATUS_FAILED;
+    }
+    return MAGPIE_STATUS_OK;
+}
+
 magpie_status magpie_decode(const void *data, size_t length, const magpie_decode_options *options,
                   magpie_image *image, char *error, size_t error_length) {
     memset(image, 0, sizeof *image);
@@ -81,6 +155,15 @@ magpie_status magpie_decode(const void *data, size_t length, const magpie_decode
     if (is_gif && (status = validate_gif(data, length, error, error_length)) != MAGPIE_STATUS_OK) return status;
     // libnsgif reports corrupt frame data only as a warning.
     VipsFailOn fail_on = partial ? VIPS_FAIL_ON_NONE : is_gif ? VIPS_FAIL_ON_WARNING : VIPS_FAIL_ON_ERROR;
+    image->frames = 1;
+    int animated = options->all_frames && !partial && image->source.pages > 1 &&
+                   (is_gif || format == MAGPIE_FORMAT_WEBP);
+    if (animated && (status = check_animation(&image->source, options, error, error_length)) != MAGPIE_STATUS_OK) {
+        if (!options->first_frame_when_too_large) return status;
+        animated = 0;
+        if (error && error_length) error[0] = '\0';
+    }
+    if (animated) return decode_animation(data, length, options, fail_on, image, error, error_length);
     // Streaming (sequential) reads save memory, but rotation and HEIF need random access.
     int sequential = image->source.orientation == 1 && (is_png || is_jpeg);
     VipsAccess access = sequential ? VIPS_ACCESS_SEQUENTIAL : VIPS_ACCESS_RANDOM;
@@ -156,7 +239,7 @@ magpie_status magpie_decode(const void *data, size_t length, const magpie_decode
 #define SMALL_IMAGE_PIXELS (512 * 512)
 
 // Computes the whole image on the calling thread, into one region, and copies its rows out.
-static magpie_status render_here(VipsImage *image, unsigned char *destination, char *error, size_t error_length) {
+magpie_status magpie_render_here(VipsImage *image, unsigned char *destination, char *error, size_t error_length) {
     VipsRegion *region = vips_region_new(image);
     VipsRect all = {0, 0, image->Xsize, image->Ysize};
     if (!region || vips_region_prepare(region, &all)) {
@@ -172,6 +255,7 @@ static magpie_status render_here(VipsImage *image, unsigned char *destination, c
 
 magpie_status magpie_render(magpie_image *image, unsigned char *destination, size_t length,
                        char *error, size_t error_length) {
+    if (image->frame_plan) return magpie_render_frames(image, destination, length, error, error_length);
     VipsImage *rgba = image->handle;
     if (!rgba || length != VIPS_IMAGE_SIZEOF_IMAGE(rgba)) {
         magpie_set_error(error, error_length, "the destination does not fit the image");
@@ -179,8 +263,8 @@ magpie_status magpie_render(magpie_image *image, unsigned char *destination, siz
     }
     // The source's size measures the work, not the output's: a 256 px thumbnail of a 12 MP
     // photo still has 12 MP to shrink.
-    uint64_t source_pixels = (uint64_t)image->source.width * (uint64_t)image->source.height;
-    if (source_pixels > 0 && source_pixels <= SMALL_IMAGE_PIXELS) return render_here(rgba, destination, error, error_length);
+    uint64_t source_pixels = (uint64_t)image->source.width * (uint64_t)image->source.height * (uint64_t)MAX(1, image->frames);
+    if (source_pixels > 0 && source_pixels <= SMALL_IMAGE_PIXELS) return magpie_render_here(rgba, destination, error, error_length);
     // What vips_image_write_to_memory does, into the caller's buffer instead of a new one.
     VipsImage *target = vips_image_new_from_memory(destination, length, rgba->Xsize, rgba->Ysize,
                                                    rgba->Bands, rgba->BandFmt);
@@ -198,9 +282,13 @@ magpie_status magpie_render(magpie_image *image, unsigned char *destination, siz
 }
 
 void magpie_free_image(magpie_image *image) {
-    if (image && image->handle) {
+    if (!image) return;
+    if (image->handle) {
         g_object_unref(image->handle);
         image->handle = NULL;
     }
+    magpie_free_frames(image);
+    g_free(image->delays);
+    image->delays = NULL;
 }
 

@@ -8,13 +8,20 @@ magpie_status magpie_encode(const unsigned char *pixels, int width, int height, 
     const int quality = options->quality;
     *output = NULL;
     *output_length = 0;
-    VipsImage *image = vips_image_new_from_memory(pixels, (size_t)width * height * 4, width,
-                                                  height, 4, VIPS_FORMAT_UCHAR);
+    int animated = options->frames > 1 && (options->format == MAGPIE_FORMAT_WEBP || options->format == MAGPIE_FORMAT_GIF);
+    int rows = animated ? height * options->frames : height;
+    VipsImage *image = vips_image_new_from_memory(pixels, (size_t)width * rows * 4, width, rows, 4, VIPS_FORMAT_UCHAR);
     if (!image) {
         magpie_take_error(error, error_length, "could not wrap the pixels");
         return MAGPIE_STATUS_FAILED;
     }
     image->Type = VIPS_INTERPRETATION_sRGB;
+    if (animated) {
+        // libvips' WebP and GIF savers write a tall image with these as an animation.
+        vips_image_set_int(image, "page-height", height);
+        vips_image_set_int(image, "loop", options->loop);
+        if (options->delays) vips_image_set_array_int(image, "delay", options->delays, options->frames);
+    }
     void *buffer = NULL;
     size_t size = 0;
     int failed;

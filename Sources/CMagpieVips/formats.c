@@ -89,6 +89,7 @@ magpie_status magpie_read_header(const void *data, size_t length, magpie_header 
     }
     fill_header(image, header);
     g_object_unref(image);
+    header->unplayable_animation = magpie_is_heif_sequence(data, length) || magpie_png_is_animated(data, length);
     return MAGPIE_STATUS_OK;
 }
 

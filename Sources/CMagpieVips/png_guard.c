@@ -59,6 +59,20 @@ int magpie_png_chunks_fit(const void *data, size_t length, char *error, size_t e
     return 1;  // Ends early: libvips reports the truncation.
 }
 
+int magpie_png_is_animated(const void *data, size_t length) {
+    if (!magpie_png_is_png(data, length)) return 0;
+    const unsigned char *bytes = data;
+    size_t offset = 8;
+    while (offset + 8 <= length) {
+        uint32_t chunk_length = read32(bytes + offset);
+        const unsigned char *type = bytes + offset + 4;
+        if (memcmp(type, "acTL", 4) == 0) return 1;
+        if (memcmp(type, "IDAT", 4) == 0 || chunk_length > length - offset - 8) return 0;
+        offset += (size_t)chunk_length + 12;
+    }
+    return 0;
+}
+
 // Bytes of filtered image data (one filter byte per row) for one pass of `width` x `height`.
 static uint64_t pass_bytes(uint64_t width, uint64_t height, uint64_t bits_per_pixel) {
     if (width == 0 || height == 0) return 0;

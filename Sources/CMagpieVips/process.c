@@ -47,14 +47,20 @@ fail:
     return -1;
 }
 
-static int crop_by_gravity(VipsImage *in, int width, int height, magpie_gravity gravity, VipsImage **out) {
+static int crop_by_gravity(VipsImage *in, int width, int height, magpie_gravity gravity, magpie_crop_box *box, VipsImage **out) {
     int image_width = vips_image_get_width(in), image_height = vips_image_get_height(in);
     width = width < image_width ? width : image_width;
     height = height < image_height ? height : image_height;
+    if (box->known) return vips_extract_area(in, out, box->left, box->top, width, height, NULL);
     if (gravity == MAGPIE_GRAVITY_ATTENTION || gravity == MAGPIE_GRAVITY_ENTROPY) {
         VipsInteresting interesting =
             gravity == MAGPIE_GRAVITY_ATTENTION ? VIPS_INTERESTING_ATTENTION : VIPS_INTERESTING_ENTROPY;
-        return vips_smartcrop(in, out, width, height, "interesting", interesting, NULL);
+        if (vips_smartcrop(in, out, width, height, "interesting", interesting, NULL)) return -1;
+        // libvips' smart crop ends in an extract_area, which records the box it kept as a
+        // negative offset.
+        *box = (magpie_crop_box){1, VIPS_CLIP(0, -(*out)->Xoffset, image_width - width),
+                          VIPS_CLIP(0, -(*out)->Yoffset, image_height - height)};
+        return 0;
     }
     int left = (image_width - width) / 2, top = (image_height - height) / 2;
     switch (gravity) {
@@ -64,6 +70,7 @@ static int crop_by_gravity(VipsImage *in, int width, int height, magpie_gravity 
     case MAGPIE_GRAVITY_WEST: left = 0; break;
     default: break;
     }
+    *box = (magpie_crop_box){1, left, top};
     return vips_extract_area(in, out, left, top, width, height, NULL);
 }
 
@@ -99,7 +106,7 @@ static int reduce(VipsImage *in, double target_width, double target_height, Vips
     return failed;
 }
 
-static int resize(VipsImage *rgba, int opaque, const magpie_process_options *options, VipsImage **out) {
+static int resize(VipsImage *rgba, int opaque, const magpie_process_options *options, magpie_crop_box *box, VipsImage **out) {
     double width = vips_image_get_width(rgba), height = vips_image_get_height(rgba);
     double horizontal = options->width / width, vertical = options->height / height;
     switch (options->mode) {
@@ -130,13 +137,14 @@ static int resize(VipsImage *rgba, int opaque, const magpie_process_options *opt
         *out = finished;
         return 0;
     }
-    failed = crop_by_gravity(finished, options->width, options->height, options->gravity, out);
+    failed = crop_by_gravity(finished, options->width, options->height, options->gravity, box, out);
     g_object_unref(finished);
     return failed;
 }
 
-static int crop(VipsImage *rgba, const magpie_process_options *options, VipsImage **out, char *error, size_t error_length) {
-    if (options->gravity_crop) return crop_by_gravity(rgba, options->width, options->height, options->gravity, out);
+static int crop(VipsImage *rgba, const magpie_process_options *options, magpie_crop_box *box, VipsImage **out, char *error,
+                size_t error_length) {
+    if (options->gravity_crop) return crop_by_gravity(rgba, options->width, options->height, options->gravity, box, out);
     int width = vips_image_get_width(rgba), height = vips_image_get_height(rgba);
     if (options->x < 0 || options->y < 0 || options->x + options->width > width || options->y + options->height > height) {
         char text[160];
@@ -175,14 +183,43 @@ static int grayscale(VipsImage *rgba, VipsImage **out) {
     return failed ? -1 : 0;
 }
 
-magpie_status magpie_process(const unsigned char *pixels, int width, int height, const magpie_process_options *options,
-                   magpie_image *result, char *error, size_t error_length) {
+int magpie_run_operation(VipsImage *rgba, int opaque, const magpie_process_options *options, magpie_crop_box *box,
+                         VipsImage **out, char *error, size_t error_length) {
+    switch (options->operation) {
+    case MAGPIE_OPERATION_RESIZE:
+        if (options->width <= 0 || options->height <= 0) {
+            magpie_set_error(error, error_length, "the box must be at least 1x1");
+            return 1;
+        }
+        return resize(rgba, opaque, options, box, out);
+    case MAGPIE_OPERATION_CROP:
+        if (options->width <= 0 || options->height <= 0) {
+            magpie_set_error(error, error_length, "the area must be at least 1x1");
+            return 1;
+        }
+        return crop(rgba, options, box, out, error, error_length);
+    case MAGPIE_OPERATION_BLUR:
+        if (!(options->sigma > 0 && options->sigma <= 1000)) {
+            magpie_set_error(error, error_length, "sigma must be above 0 and at most 1000");
+            return 1;
+        }
+        return blur(rgba, opaque, options->sigma, out);
+    case MAGPIE_OPERATION_GRAYSCALE: return grayscale(rgba, out);
+    default:
+        magpie_set_error(error, error_length, "unknown operation");
+        return 1;
+    }
+}
+
+magpie_status magpie_process(const unsigned char *pixels, int width, int height, int frames,
+                   const magpie_process_options *options, magpie_image *result, char *error, size_t error_length) {
     result->handle = NULL;
-    if (width <= 0 || height <= 0) {
+    if (width <= 0 || height <= 0 || frames <= 0) {
         magpie_set_error(error, error_length, "the image is empty");
         return MAGPIE_STATUS_FAILED;
     }
-    VipsImage *wrapped = vips_image_new_from_memory(pixels, (size_t)width * height * 4, width, height, 4, VIPS_FORMAT_UCHAR);
+    size_t pixel_count = (size_t)width * height * frames;
+    VipsImage *wrapped = vips_image_new_from_memory(pixels, pixel_count * 4, width, height * frames, 4, VIPS_FORMAT_UCHAR);
     VipsImage *rgba = NULL, *out = NULL;
     if (!wrapped || vips_copy(wrapped, &rgba, "interpretation", VIPS_INTERPRETATION_sRGB, NULL)) {
         if (wrapped) g_object_unref(wrapped);
@@ -190,49 +227,24 @@ magpie_status magpie_process(const unsigned char *pixels, int width, int height,
         return MAGPIE_STATUS_FAILED;
     }
     g_object_unref(wrapped);
-    int opaque = magpie_is_opaque(pixels, (size_t)width * height);
-    int failed = 0;
-    switch (options->operation) {
-    case MAGPIE_OPERATION_RESIZE:
-        if (options->width <= 0 || options->height <= 0) {
-            magpie_set_error(error, error_length, "the box must be at least 1x1");
-            failed = 1;
-        } else {
-            failed = resize(rgba, opaque, options, &out);
-        }
-        break;
-    case MAGPIE_OPERATION_CROP:
-        if (options->width <= 0 || options->height <= 0) {
-            magpie_set_error(error, error_length, "the area must be at least 1x1");
-            failed = 1;
-        } else {
-            failed = crop(rgba, options, &out, error, error_length);
-        }
-        break;
-    case MAGPIE_OPERATION_BLUR:
-        if (!(options->sigma > 0 && options->sigma <= 1000)) {
-            magpie_set_error(error, error_length, "sigma must be above 0 and at most 1000");
-            failed = 1;
-        } else {
-            failed = blur(rgba, opaque, options->sigma, &out);
-        }
-        break;
-    case MAGPIE_OPERATION_GRAYSCALE: failed = grayscale(rgba, &out); break;
-    default:
-        magpie_set_error(error, error_length, "unknown operation");
-        failed = 1;
-    }
+    // One answer for all frames, so every frame is worked on the same way.
+    int opaque = magpie_is_opaque(pixels, pixel_count);
+    magpie_crop_box box = {0, 0, 0};
+    int failed = frames == 1 ? magpie_run_operation(rgba, opaque, options, &box, &out, error, error_length)
+                             : magpie_plan_frames(rgba, frames, opaque, options, result, error, error_length);
     g_object_unref(rgba);
     if (failed) {
-        // Our own checks set the text (status 1); libvips' failures leave it in its buffer.
+        // Our own checks set the text (1); libvips' failures leave it in its buffer (-1).
         if (failed < 0) magpie_take_error(error, error_length, "processing failed");
         if (out) g_object_unref(out);
         return MAGPIE_STATUS_FAILED;
     }
-    result->handle = out;
     // What `magpie_render` weighs to choose between this thread and libvips' thread pool.
     result->source.width = width;
     result->source.height = height;
+    if (frames > 1) return MAGPIE_STATUS_OK;
+    result->handle = out;
+    result->frames = 1;
     result->width = vips_image_get_width(out);
     result->height = vips_image_get_height(out);
     return MAGPIE_STATUS_OK;

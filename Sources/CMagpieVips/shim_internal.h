@@ -5,7 +5,9 @@
 #include <stddef.h>
 #include <vips/vips.h>
 
+#include "magpie_decode.h"
 #include "magpie_formats.h"
+#include "magpie_process.h"
 
 /// Copies libvips' error buffer (or `fallback` when empty) into `error` and clears it.
 void magpie_take_error(char *error, size_t error_length, const char *fallback);
@@ -21,5 +23,39 @@ int magpie_is_heif_sequence(const unsigned char *data, size_t length);
 
 /// Brings any decoded image to 8-bit sRGB with an alpha band.
 int magpie_to_rgba8(VipsImage *in, VipsImage **out);
+
+/// Whether every one of `count` RGBA8 pixels is opaque.
+int magpie_is_opaque(const unsigned char *pixels, size_t count);
+
+/// Where a gravity crop put its box: the frames of an animation are cropped where the first
+/// frame was, so a smart crop cannot make them jump around.
+typedef struct {
+    int known;
+    int left;
+    int top;
+} magpie_crop_box;
+
+/// One processing operation on a still or one frame. Returns 1 (with `error` set) for bad
+/// options, -1 when libvips fails.
+int magpie_run_operation(VipsImage *rgba, int opaque, const magpie_process_options *options, magpie_crop_box *box,
+                         VipsImage **out, char *error, size_t error_length);
+
+/// Prepares `image` to render the `frames` frames stacked in `strip` one at a time, each
+/// through `options` (NULL: as they are). `opaque` is 1 or 0 when known for all frames, -1
+/// to decode each frame first and look. The first frame's pipeline is built here, which
+/// sizes the output, checks the options and fixes any crop box for the rest. Returns as
+/// `magpie_run_operation` does.
+int magpie_plan_frames(VipsImage *strip, int frames, int opaque, const magpie_process_options *options,
+                       magpie_image *image, char *error, size_t error_length);
+
+/// Renders a planned animation, frame after frame, into `destination`.
+magpie_status magpie_render_frames(magpie_image *image, unsigned char *destination, size_t length, char *error,
+                                   size_t error_length);
+
+/// Releases a frame plan.
+void magpie_free_frames(magpie_image *image);
+
+/// Computes all of `image` on the calling thread into `destination` (rows packed).
+magpie_status magpie_render_here(VipsImage *image, unsigned char *destination, char *error, size_t error_length);
 
 #endif

@@ -22,13 +22,32 @@ typedef struct {
     /// The data may be a truncated prefix of a JPEG: whatever decodes is returned (for
     /// progressive previews) instead of failing.
     int partial;
+    /// Decode every frame of a GIF or WebP animation (otherwise the first frame only).
+    int all_frames;
+    /// An animation with more frames, or more pixels in all its frames together, is refused
+    /// with MAGPIE_STATUS_ANIMATION_TOO_LARGE before any frame is decoded; 0 for no limit.
+    int max_frames;
+    uint64_t max_animation_pixels;
+    /// Instead of refusing an animation over those limits, decode its first frame.
+    int first_frame_when_too_large;
 } magpie_decode_options;
 
 typedef struct {
-    /// The libvips pipeline that produces the pixels when rendered (a VipsImage).
+    /// The libvips pipeline that produces the pixels when rendered (a VipsImage), or NULL
+    /// for an animation, which `frame_plan` renders frame by frame.
     void *handle;
+    /// For animations: how each frame's pipeline is made when it is rendered (shim-private).
+    void *frame_plan;
+    /// The size of one frame.
     int width;
     int height;
+    /// Frames stacked top to bottom in the rendered pixels (1 for a still).
+    int frames;
+    /// Each frame's delay in milliseconds as the file states it (`frames` entries, owned by
+    /// the image), or NULL for a still.
+    int *delays;
+    /// How many times the animation plays; 0 is forever.
+    int loop;
     /// For a decode, the file's header; for a processed image, the input's size.
     magpie_header source;
 } magpie_image;
@@ -38,7 +57,7 @@ magpie_status magpie_decode(const void *data, size_t length, const magpie_decode
                   char *error, size_t error_length);
 
 /// Runs a prepared image (decoded or processed) into `destination`, which must hold
-/// width * height * 4 bytes: RGBA, 8 bits per channel, straight alpha, rows packed. Writing
+/// width * height * frames * 4 bytes (frames stacked top to bottom): RGBA, 8 bits per channel, straight alpha, rows packed. Writing
 /// into the caller's memory means the bitmap exists once, not once in libvips and once in a copy.
 magpie_status magpie_render(magpie_image *image, unsigned char *destination, size_t length, char *error, size_t error_length);
 

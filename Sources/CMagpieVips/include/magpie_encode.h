@@ -19,9 +19,16 @@ typedef struct {
     int progressive;
     /// WebP: lossless.
     int lossless;
+    /// Frames stacked top to bottom in `pixels`, each `width` x `height` (0 or 1 for a still).
+    /// WebP and GIF write them all as an animation; PNG and JPEG write the first.
+    int frames;
+    /// Each frame's delay in milliseconds (`frames` entries), or NULL.
+    const int *delays;
+    /// How many times the animation plays; 0 is forever.
+    int loop;
 } magpie_encode_options;
 
-/// Encodes RGBA8 pixels. JPEG has no alpha: transparent pixels are flattened onto black.
+/// Encodes RGBA8 pixels: a still, or an animation in WebP or GIF. JPEG has no alpha: transparent pixels are flattened onto black.
 /// The output is freed with `magpie_free_buffer`.
 magpie_status magpie_encode(const unsigned char *pixels, int width, int height, const magpie_encode_options *options,
                   unsigned char **output, size_t *output_length, char *error, size_t error_length);

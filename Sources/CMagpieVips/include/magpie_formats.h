@@ -23,7 +23,11 @@ typedef struct {
     /// Dimensions as declared by the file, before orientation is applied.
     int width;
     int height;
+    /// Frames (pages) the loader reports: GIF and WebP animations have more than one.
     int pages;
+    /// The file is an animation libvips 8.14 can only show the first frame of (APNG, an
+    /// AVIF/HEIF image sequence).
+    int unplayable_animation;
     /// EXIF orientation 1...8 (1 when absent).
     int orientation;
     magpie_format format;

@@ -56,11 +56,13 @@ typedef struct {
     double sigma;
 } magpie_process_options;
 
-/// Prepares `options`' operation on the RGBA8 (straight alpha) bitmap `pixels`, which must stay
-/// alive until the result is rendered with `magpie_render` and freed with
-/// `magpie_free_image`. Images with transparency are resized and blurred premultiplied,
-/// so edges do not darken; opaque ones are processed without their alpha band.
-magpie_status magpie_process(const unsigned char *pixels, int width, int height,
+/// Prepares `options`' operation on the RGBA8 (straight alpha) bitmap `pixels`: `frames`
+/// frames of `width` x `height` stacked top to bottom (1 for a still). It must stay alive
+/// until the result is rendered with `magpie_render` and freed with `magpie_free_image`.
+/// Each frame is processed on its own with the first frame's geometry (a smart crop's box
+/// is chosen on the first frame). Images with transparency are resized and blurred
+/// premultiplied, so edges do not darken; opaque ones are processed without their alpha band.
+magpie_status magpie_process(const unsigned char *pixels, int width, int height, int frames,
                    const magpie_process_options *options, magpie_image *result,
                    char *error, size_t error_length);
 

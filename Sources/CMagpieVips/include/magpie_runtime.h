@@ -19,6 +19,8 @@ typedef enum {
     MAGPIE_STATUS_UNSUPPORTED = 2,
     MAGPIE_STATUS_TOO_MANY_PIXELS = 3,
     MAGPIE_STATUS_FAILED = 4,
+    /// An animation over the frame or total-pixel limit (see `magpie_decode_options`).
+    MAGPIE_STATUS_ANIMATION_TOO_LARGE = 5,
 } magpie_status;
 
 /// Log levels passed to the log callback.

@@ -16,4 +16,7 @@ int magpie_png_chunks_fit(const void *data, size_t length, char *error, size_t e
 /// would only warn about.
 int magpie_png_data_is_sound(const void *data, size_t length, char *error, size_t error_length);
 
+/// Whether the PNG is an APNG: an `acTL` chunk before the first `IDAT`.
+int magpie_png_is_animated(const void *data, size_t length);
+
 #endif

@@ -102,6 +102,9 @@ public struct ImageCacheKey: Sendable, Hashable {
     /// The processors' identifiers joined into one string: a hit on an unprocessed image, the
     /// common case, then costs no array to retain, hash or compare.
     private let processorList: String
+    /// Whether only the first frame of an animation was decoded
+    /// (``ImageRequest/Options/firstFrameOnly``).
+    public let firstFrameOnly: Bool
 
     /// The ``ImageProcessing/identifier``s of the processors applied, in order.
     public var processors: [String] {
@@ -109,9 +112,10 @@ public struct ImageCacheKey: Sendable, Hashable {
     }
 
     /// Creates a key.
-    public init(dataKey: String, thumbnail: ImageRequest.Thumbnail?, processors: [String] = []) {
+    public init(dataKey: String, thumbnail: ImageRequest.Thumbnail?, processors: [String] = [], firstFrameOnly: Bool = false) {
         self.dataKey = dataKey
         self.thumbnail = thumbnail
+        self.firstFrameOnly = firstFrameOnly
         processorList = processors.isEmpty ? "" : processors.joined(separator: String(Self.separator))
     }
 
@@ -121,7 +125,8 @@ public struct ImageCacheKey: Sendable, Hashable {
     // resource only if they are spelled the same, and hashing bytes skips String's
     // normalisation, which was half the cost of a memory-cache hit.
     public static func == (lhs: ImageCacheKey, rhs: ImageCacheKey) -> Bool {
-        guard lhs.thumbnail == rhs.thumbnail, lhs.processorList == rhs.processorList else { return false }
+        guard lhs.thumbnail == rhs.thumbnail, lhs.processorList == rhs.processorList, lhs.firstFrameOnly == rhs.firstFrameOnly
+        else { return false }
         return lhs.dataKey.utf8.withContiguousStorageIfAvailable { left in
             rhs.dataKey.utf8.withContiguousStorageIfAvailable { right in
                 left.count == right.count && (left.isEmpty || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0)
@@ -136,5 +141,6 @@ public struct ImageCacheKey: Sendable, Hashable {
         hasher.combine(thumbnail)
         // Most keys have no processors; equal keys still hash equally without them.
         if !processorList.isEmpty { hasher.combine(processorList) }
+        if firstFrameOnly { hasher.combine(true) }
     }
 }

@@ -1,14 +1,24 @@
 /// A decoded bitmap: 8-bit RGBA, straight (not premultiplied) alpha, rows packed top to bottom,
 /// already turned upright according to its EXIF orientation.
+///
+/// An animation holds every frame: ``pixels`` has ``frameCount`` frames of `width` by `height`
+/// stacked top to bottom, so code written for stills sees the first frame. ``animation`` has
+/// the timing; ``frame(_:)`` copies one frame out as a still.
 public struct DecodedImage: Sendable {
-    /// Width in pixels, after orientation.
+    /// Width in pixels, after orientation; for an animation, the canvas width.
     public let width: Int
-    /// Height in pixels, after orientation.
+    /// Height in pixels, after orientation; for an animation, the canvas (one frame's) height.
     public let height: Int
     /// Bytes from one row to the next (`width * 4`).
     public var bytesPerRow: Int { width * 4 }
-    /// The pixels, `height * bytesPerRow` bytes: R, G, B, A for each pixel.
+    /// The pixels, `frameCount * height * bytesPerRow` bytes: R, G, B, A for each pixel, the
+    /// frames one after another.
     public let pixels: [UInt8]
+    /// The frames' timing and loop count; `nil` for a still.
+    public let animation: Animation?
+    /// Why an animated source was decoded as its first frame only; `nil` when every frame was
+    /// decoded or the source is a still.
+    public let firstFrameReason: FirstFrameReason?
     /// The format the image was decoded from.
     public let sourceFormat: ImageFormat
     /// Width and height as the file declared them, before orientation and downsampling.
@@ -16,27 +26,62 @@ public struct DecodedImage: Sendable {
     /// See ``sourceWidth``.
     public let sourceHeight: Int
 
-    /// Creates an image from RGBA8 pixels. `pixels.count` must be `width * height * 4`.
+    /// Creates an image from RGBA8 pixels: a still when `animation` is `nil`, otherwise one
+    /// frame per entry of its ``Animation/frameDelays``. `pixels.count` must be
+    /// `width * height * 4` times the number of frames.
     public init(
         width: Int, height: Int, pixels: [UInt8], sourceFormat: ImageFormat = .unknown,
-        sourceWidth: Int? = nil, sourceHeight: Int? = nil
+        sourceWidth: Int? = nil, sourceHeight: Int? = nil, animation: Animation? = nil,
+        firstFrameReason: FirstFrameReason? = nil
     ) {
-        precondition(pixels.count == width * height * 4, "pixels must hold width * height * 4 bytes")
+        let frames = animation?.frameCount ?? 1
+        precondition(frames > 0, "an animation has at least one frame")
+        precondition(pixels.count == width * height * 4 * frames, "pixels must hold width * height * 4 bytes per frame")
         self.width = width
         self.height = height
         self.pixels = pixels
         self.sourceFormat = sourceFormat
         self.sourceWidth = sourceWidth ?? width
         self.sourceHeight = sourceHeight ?? height
+        self.animation = animation
+        self.firstFrameReason = firstFrameReason
     }
 
-    /// Memory the pixels take, used as the image's cost in the memory cache.
+    /// Memory the pixels take, every frame counted: the image's cost in the memory cache.
     public var byteCount: Int { pixels.count }
 
-    /// The RGBA value at `(x, y)`.
+    /// Number of frames: 1 for a still.
+    public var frameCount: Int { animation?.frameCount ?? 1 }
+
+    /// Whether the image has more than one frame.
+    public var isAnimated: Bool { frameCount > 1 }
+
+    /// Frame `index` as a still (a copy of its pixels).
+    public func frame(_ index: Int) -> DecodedImage {
+        precondition(index >= 0 && index < frameCount, "frame \(index) of \(frameCount)")
+        guard isAnimated else { return self }
+        let size = width * height * 4
+        return DecodedImage(
+            width: width, height: height, pixels: Array(pixels[index * size..<(index + 1) * size]),
+            sourceFormat: sourceFormat, sourceWidth: sourceWidth, sourceHeight: sourceHeight)
+    }
+
+    /// The RGBA value at `(x, y)` of the first frame.
     public func pixel(x: Int, y: Int) -> (red: UInt8, green: UInt8, blue: UInt8, alpha: UInt8) {
         let offset = y * bytesPerRow + x * 4
         return (pixels[offset], pixels[offset + 1], pixels[offset + 2], pixels[offset + 3])
+    }
+
+    /// Why an animated source became a still.
+    public enum FirstFrameReason: String, Sendable, Hashable {
+        /// The request asked for the first frame (``ImageRequest/Options/firstFrameOnly``).
+        case requested
+        /// The animation was over ``ImagePipeline/Configuration/maximumAnimationFrames`` or
+        /// ``ImagePipeline/Configuration/maximumAnimationPixels`` and the request allowed its
+        /// first frame instead (``ImageRequest/Options/firstFrameWhenTooLarge``).
+        case overLimit
+        /// libvips 8.14 cannot play this format's animations (APNG, AVIF and HEIF sequences).
+        case formatNotAnimated
     }
 }
 
@@ -47,7 +92,8 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
 
 extension DecodedImage: CustomStringConvertible, CustomDebugStringConvertible {
     public var description: String {
-        "DecodedImage(\(width)x\(height) RGBA8 from \(sourceFormat.rawValue) \(sourceWidth)x\(sourceHeight))"
+        let frames = isAnimated ? ", \(frameCount) frames" : ""
+        return "DecodedImage(\(width)x\(height)\(frames) RGBA8 from \(sourceFormat.rawValue) \(sourceWidth)x\(sourceHeight))"
     }
 
     public var debugDescription: String { description }

@@ -10,9 +10,50 @@ public protocol ImageDecoding: Sendable {
 
     /// Decodes what it can of the first part of an image, for progressive previews.
     func decodePreview(_ data: [UInt8], thumbnail: ImageRequest.Thumbnail?, maximumPixels: Int) -> DecodedImage?
+
+    /// Decodes `data` as `options` say, every frame of an animation when
+    /// ``DecodingOptions/decodesAllFrames`` is set. The pipeline calls this one. Decoders
+    /// written before animations get a default that decodes the first frame.
+    func decode(_ data: [UInt8], options: DecodingOptions) throws(MagpieError) -> DecodedImage
+}
+
+/// What a decode is asked for.
+public struct DecodingOptions: Sendable, Hashable {
+    /// Downsample at load time to this box; every frame of an animation is shrunk.
+    public var thumbnail: ImageRequest.Thumbnail?
+    /// A still (or one frame) declaring more pixels is refused before decoding.
+    public var maximumPixels: Int
+    /// Decode every frame of an animated GIF or WebP; otherwise the first frame only.
+    public var decodesAllFrames: Bool
+    /// An animation with more frames is refused (or becomes its first frame, see
+    /// ``firstFrameWhenTooLarge``) before any frame is decoded.
+    public var maximumAnimationFrames: Int
+    /// An animation whose frames hold more pixels together is refused (or becomes its first
+    /// frame) before any frame is decoded.
+    public var maximumAnimationPixels: Int
+    /// Decode the first frame of an animation over the limits instead of refusing it.
+    public var firstFrameWhenTooLarge: Bool
+
+    /// Creates decoding options; by default the first frame, at full size.
+    public init(
+        thumbnail: ImageRequest.Thumbnail? = nil, maximumPixels: Int = 100_000_000, decodesAllFrames: Bool = false,
+        maximumAnimationFrames: Int = 1000, maximumAnimationPixels: Int = 100_000_000, firstFrameWhenTooLarge: Bool = false
+    ) {
+        self.thumbnail = thumbnail
+        self.maximumPixels = maximumPixels
+        self.decodesAllFrames = decodesAllFrames
+        self.maximumAnimationFrames = maximumAnimationFrames
+        self.maximumAnimationPixels = maximumAnimationPixels
+        self.firstFrameWhenTooLarge = firstFrameWhenTooLarge
+    }
 }
 
 extension ImageDecoding {
+    /// Decodes the first frame, with ``decode(_:thumbnail:maximumPixels:)``.
+    public func decode(_ data: [UInt8], options: DecodingOptions) throws(MagpieError) -> DecodedImage {
+        try decode(data, thumbnail: options.thumbnail, maximumPixels: options.maximumPixels)
+    }
+
     /// Decodes what it can of the first part of an image, for progressive previews; `nil`
     /// when nothing useful can be shown yet. Decoders without preview support return `nil`.
     public func decodePreview(_ data: [UInt8], thumbnail: ImageRequest.Thumbnail?, maximumPixels: Int) -> DecodedImage? {

@@ -1,7 +1,12 @@
 import CMagpieVips
 import Logging
 
-/// Decodes JPEG, PNG, GIF (first frame), WebP and AVIF/HEIF with libvips.
+/// Decodes JPEG, PNG, GIF, WebP and AVIF/HEIF with libvips.
+///
+/// Animated GIF and WebP decode to every frame when ``DecodingOptions/decodesAllFrames`` is
+/// set (the pipeline sets it unless a request asks for the first frame); APNG and AVIF/HEIF
+/// sequences decode as their first frame, which libvips 8.14 is limited to
+/// (``DecodedImage/firstFrameReason`` says so).
 ///
 /// EXIF orientation is applied. Output is 8-bit RGBA with straight alpha. Thumbnails use
 /// shrink-on-load, so a large JPEG thumbnailed to a small box never exists at full size in
@@ -14,17 +19,22 @@ public struct VipsDecoder: ImageDecoding {
     /// Creates a decoder; libvips is started on first use.
     public init() {}
 
+    /// Decodes the first frame; see ``decode(_:options:)`` for every frame of an animation.
     public func decode(_ data: [UInt8], thumbnail: ImageRequest.Thumbnail?, maximumPixels: Int) throws(MagpieError) -> DecodedImage {
-        try decode(data, thumbnail: thumbnail, maximumPixels: maximumPixels, partial: false)
+        try decode(data, options: DecodingOptions(thumbnail: thumbnail, maximumPixels: maximumPixels), partial: false)
+    }
+
+    public func decode(_ data: [UInt8], options: DecodingOptions) throws(MagpieError) -> DecodedImage {
+        try decode(data, options: options, partial: false)
     }
 
     public func decodePreview(_ data: [UInt8], thumbnail: ImageRequest.Thumbnail?, maximumPixels: Int) -> DecodedImage? {
-        try? decode(data, thumbnail: thumbnail, maximumPixels: maximumPixels, partial: true)
+        try? decode(data, options: DecodingOptions(thumbnail: thumbnail, maximumPixels: maximumPixels), partial: true)
     }
 
-    private func decode(
-        _ data: [UInt8], thumbnail: ImageRequest.Thumbnail?, maximumPixels: Int, partial: Bool
-    ) throws(MagpieError) -> DecodedImage {
+    private func decode(_ data: [UInt8], options decoding: DecodingOptions, partial: Bool) throws(MagpieError) -> DecodedImage {
+        let thumbnail = decoding.thumbnail
+        let maximumPixels = decoding.maximumPixels
         try VipsRuntime.start()
         guard !data.isEmpty else { throw .unsupportedFormat("the data is empty") }
         var message = [CChar](repeating: 0, count: 512)
@@ -38,6 +48,10 @@ public struct VipsDecoder: ImageDecoding {
             options.target_height = Int32(clamping: thumbnail?.height ?? 0)
             options.fill = thumbnail?.contentMode == .fill ? 1 : 0
             options.partial = partial ? 1 : 0
+            options.all_frames = decoding.decodesAllFrames ? 1 : 0
+            options.max_frames = Int32(clamping: max(0, decoding.maximumAnimationFrames))
+            options.max_animation_pixels = UInt64(max(0, decoding.maximumAnimationPixels))
+            options.first_frame_when_too_large = decoding.firstFrameWhenTooLarge ? 1 : 0
             let status = magpie_decode(bytes.baseAddress, bytes.count, &options, &image, &message, message.count)
             switch status {
             case MAGPIE_STATUS_OK:
@@ -46,21 +60,37 @@ public struct VipsDecoder: ImageDecoding {
                 return .failure(.unsupportedFormat(Self.text(message)))
             case MAGPIE_STATUS_TOO_MANY_PIXELS:
                 return .failure(.imageTooLarge(width: Int(image.source.width), height: Int(image.source.height), limit: maximumPixels))
+            case MAGPIE_STATUS_ANIMATION_TOO_LARGE:
+                return .failure(.animationTooLarge(Self.text(message)))
             default:
                 return .failure(.decodingFailed(Self.text(message)))
             }
             guard let pixels = Self.render(&image, message: &message) else { return .failure(.decodingFailed(Self.text(message))) }
             return .success(DecodedImage(
                 width: Int(image.width), height: Int(image.height), pixels: pixels, sourceFormat: Self.format(of: image.source),
-                sourceWidth: Int(image.source.width), sourceHeight: Int(image.source.height)))
+                sourceWidth: Int(image.source.width), sourceHeight: Int(image.source.height), animation: Self.animation(of: image),
+                firstFrameReason: Self.firstFrameReason(image, decoding: decoding)))
         }
         return try outcome.get()
+    }
+
+    private static func animation(of image: magpie_image) -> Animation? {
+        guard image.frames > 1, let delays = image.delays else { return nil }
+        return Animation(frameDelays: (0..<Int(image.frames)).map { Int(delays[$0]) }, loopCount: Int(image.loop))
+    }
+
+    private static func firstFrameReason(_ image: magpie_image, decoding: DecodingOptions) -> DecodedImage.FirstFrameReason? {
+        if image.source.unplayable_animation != 0 { return .formatNotAnimated }
+        let animatable = image.source.format == MAGPIE_FORMAT_GIF || image.source.format == MAGPIE_FORMAT_WEBP
+        guard animatable, image.source.pages > 1, image.frames <= 1 else { return nil }
+        return decoding.decodesAllFrames ? .overLimit : .requested
     }
 
     /// Runs the prepared libvips pipeline into a new bitmap; `nil` (and `message` set) when it fails.
     static func render(_ image: inout magpie_image, message: inout [CChar]) -> [UInt8]? {
         var rendered = MAGPIE_STATUS_FAILED
-        let pixels = [UInt8](unsafeUninitializedCapacity: Int(image.width) * Int(image.height) * 4) { buffer, count in
+        let byteCount = Int(image.width) * Int(image.height) * 4 * max(1, Int(image.frames))
+        let pixels = [UInt8](unsafeUninitializedCapacity: byteCount) { buffer, count in
             rendered = magpie_render(&image, buffer.baseAddress, buffer.count, &message, message.count)
             // A failed render leaves the buffer undefined: keep none of it.
             count = rendered == MAGPIE_STATUS_OK ? buffer.count : 0

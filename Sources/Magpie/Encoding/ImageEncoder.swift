@@ -34,6 +34,8 @@ public struct ImageEncoder: Sendable {
     }
 
     /// Encodes `image`. JPEG has no alpha, so transparent pixels are flattened onto black.
+    /// An animation is written with every frame, its delays and loop count as WebP or GIF;
+    /// PNG and JPEG get its first frame.
     public func encode(_ image: DecodedImage, as format: EncodedFormat) throws(MagpieError) -> [UInt8] {
         try VipsRuntime.start()
         var output: UnsafeMutablePointer<UInt8>?
@@ -44,8 +46,15 @@ public struct ImageEncoder: Sendable {
         options.quality = Int32(max(1, min(100, quality)))
         options.progressive = progressive ? 1 : 0
         options.lossless = lossless ? 1 : 0
+        options.frames = Int32(image.frameCount)
+        options.loop = Int32(clamping: image.animation?.loopCount ?? 0)
+        let delays = (image.animation?.frameDelays ?? []).map { Int32(clamping: $0) }
         let status = image.pixels.withUnsafeBufferPointer { pixels in
-            magpie_encode(pixels.baseAddress, Int32(image.width), Int32(image.height), &options, &output, &length, &message, message.count)
+            delays.withUnsafeBufferPointer { delays in
+                options.delays = delays.baseAddress
+                return magpie_encode(
+                    pixels.baseAddress, Int32(image.width), Int32(image.height), &options, &output, &length, &message, message.count)
+            }
         }
         defer { magpie_free_buffer(output) }
         guard status == MAGPIE_STATUS_OK, let output else {

@@ -2,13 +2,15 @@ import CMagpieVips
 
 /// How processed variants are written to the disk cache: JPEG (quality 90) when every pixel
 /// is opaque, PNG otherwise, so transparency a processor made (rounded corners, a circle) is
-/// never lost.
+/// never lost. Animations are written as animated WebP (quality 90, alpha kept), with their
+/// delays and loop count.
 enum VariantEncoding {
     static func encode(_ image: DecodedImage) throws(MagpieError) -> [UInt8] {
-        try ImageEncoder(quality: 90).encode(image, as: isOpaque(image) ? .jpeg : .png)
+        if image.isAnimated { return try ImageEncoder(quality: 90).encode(image, as: .webp) }
+        return try ImageEncoder(quality: 90).encode(image, as: isOpaque(image) ? .jpeg : .png)
     }
 
     static func isOpaque(_ image: DecodedImage) -> Bool {
-        image.pixels.withUnsafeBufferPointer { magpie_is_opaque($0.baseAddress, image.width * image.height) != 0 }
+        image.pixels.withUnsafeBufferPointer { magpie_is_opaque($0.baseAddress, image.width * image.height * image.frameCount) != 0 }
     }
 }

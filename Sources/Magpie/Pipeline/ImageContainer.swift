@@ -21,6 +21,38 @@ public struct ImageContainer: Sendable {
         self.data = data
     }
 
+    // MARK: - Animation
+
+    /// The frames' timing and loop count; `nil` for a still.
+    public var animation: Animation? { image.animation }
+
+    /// Number of frames: 1 for a still.
+    public var frameCount: Int { image.frameCount }
+
+    /// The size every frame is drawn at.
+    public var canvasSize: (width: Int, height: Int) { (image.width, image.height) }
+
+    /// Every frame as a still with the time it shows (after the 10 ms → 100 ms rule). Each
+    /// frame is a copy: for drawing one frame at a time, use ``frame(at:)``.
+    public var frames: [Frame] {
+        guard let animation else { return [Frame(image: image, duration: .zero)] }
+        return zip(0..<frameCount, animation.frameDurations).map { Frame(image: image.frame($0), duration: $1) }
+    }
+
+    /// The frame on screen `time` after the animation started (the image itself for a still).
+    public func frame(at time: Duration) -> DecodedImage {
+        guard let animation else { return image }
+        return image.frame(animation.frameIndex(at: time))
+    }
+
+    /// One frame of an animation.
+    public struct Frame: Sendable {
+        /// The frame's pixels, canvas-sized.
+        public let image: DecodedImage
+        /// How long it shows when played; zero for a still.
+        public let duration: Duration
+    }
+
     /// The same container holding another image, as a processor's output.
     func replacingImage(_ image: DecodedImage) -> ImageContainer {
         var copy = self

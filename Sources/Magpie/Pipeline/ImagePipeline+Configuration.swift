@@ -44,6 +44,14 @@ extension ImagePipeline {
         public var maximumResponseBytes = 64 * 1024 * 1024
         /// Largest image accepted, in pixels declared by its header; checked before decoding.
         public var maximumPixels = 100_000_000
+        /// Largest number of frames an animation may have; checked before decoding. Over it, a
+        /// load fails with ``MagpieError/animationTooLarge(_:)``, or decodes the first frame
+        /// when the request has ``ImageRequest/Options/firstFrameWhenTooLarge``.
+        public var maximumAnimationFrames = 1000
+        /// Largest number of pixels in all the frames of an animation together (frames ×
+        /// canvas), read from the header and checked before decoding, like
+        /// ``maximumAnimationFrames``.
+        public var maximumAnimationPixels = 100_000_000
         /// Redirects followed before failing with ``MagpieError/tooManyRedirects(_:)``.
         public var maximumRedirects = 5
         /// Whether `file:` URLs may be loaded (read directly, never cached on disk).

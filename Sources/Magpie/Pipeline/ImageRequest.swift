@@ -74,6 +74,12 @@ public struct ImageRequest: Sendable, Hashable {
         /// Put the original bytes in ``ImageContainer/data``. Skips the memory cache, which
         /// keeps pixels only.
         public static let returnsOriginalData = Options(rawValue: 1 << 6)
+        /// Decode only the first frame of an animated GIF or WebP (SDWebImage's
+        /// `decodeFirstFrameOnly`). The result is a still, cached apart from the animation.
+        public static let firstFrameOnly = Options(rawValue: 1 << 7)
+        /// An animation over the pipeline's frame or pixel limit decodes as its first frame
+        /// instead of failing with ``MagpieError/animationTooLarge(_:)``.
+        public static let firstFrameWhenTooLarge = Options(rawValue: 1 << 8)
     }
 
     /// Requests are equal when they load the same thing the same way; processors compare by

@@ -47,6 +47,11 @@ public enum MagpieError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The image declares more pixels than ``ImagePipeline/Configuration/maximumPixels``;
     /// refused before decoding.
     case imageTooLarge(width: Int, height: Int, limit: Int)
+    /// The animation has more frames than ``ImagePipeline/Configuration/maximumAnimationFrames``
+    /// or more pixels in all its frames than ``ImagePipeline/Configuration/maximumAnimationPixels``;
+    /// refused before decoding. ``ImageRequest/Options/firstFrameWhenTooLarge`` asks for its
+    /// first frame instead.
+    case animationTooLarge(String)
     /// The request asked for cached data only and there was none.
     case notCached
     /// Reading or writing the disk cache failed. Loads never fail for this reason on their
@@ -77,7 +82,7 @@ public enum MagpieError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .invalidURL, .blocked, .cancelled, ._nonExhaustive: .request
         case .httpStatus, .responseTooLarge, .tooManyRedirects, .timedOut, .network, .notCached: .fetch
-        case .unsupportedFormat, .decodingFailed, .imageTooLarge: .decode
+        case .unsupportedFormat, .decodingFailed, .imageTooLarge, .animationTooLarge: .decode
         case .processingFailed: .process
         case .encodingFailed: .encode
         case .diskCache: .cache
@@ -101,6 +106,7 @@ public enum MagpieError: Error, Sendable, Equatable, CustomStringConvertible {
         case .encodingFailed(let format, let reason): "Encoding \(format) failed: \(reason)."
         case .imageTooLarge(let width, let height, let limit):
             "The image is \(width)x\(height) pixels, more than the limit of \(limit) pixels."
+        case .animationTooLarge(let message): "The animation is too large: \(message)."
         case .notCached: "The image is not cached and the request allows cached data only."
         case .diskCache(let message): "Disk cache error: \(message)."
         case ._nonExhaustive: "Unknown error."
@@ -112,7 +118,7 @@ public enum MagpieError: Error, Sendable, Equatable, CustomStringConvertible {
     public var isTransient: Bool {
         switch self {
         case .httpStatus(let code, _): code == 408 || code == 429 || code >= 500
-        case .unsupportedFormat, .decodingFailed, .imageTooLarge, .invalidURL, .tooManyRedirects,
+        case .unsupportedFormat, .decodingFailed, .imageTooLarge, .animationTooLarge, .invalidURL, .tooManyRedirects,
             .responseTooLarge, .processingFailed, .encodingFailed:
             false
         case .network(let failure): failure.isTransient

@@ -26,9 +26,10 @@ struct RequestKeys: Sendable {
     init(_ request: ImageRequest, configuration: ImagePipeline.Configuration) {
         data = configuration.cacheKey(request.url)
         processors = request.processors.map(\.identifier)
-        image = ImageCacheKey(dataKey: data, thumbnail: request.thumbnail, processors: processors)
+        let firstFrameOnly = request.options.contains(.firstFrameOnly)
+        image = ImageCacheKey(dataKey: data, thumbnail: request.thumbnail, processors: processors, firstFrameOnly: firstFrameOnly)
         assert(image == Self.memoryKey(for: request, cacheKey: configuration.cacheKey))
-        variant = Self.variantName(thumbnail: request.thumbnail, processors: processors)
+        variant = Self.variantName(thumbnail: request.thumbnail, processors: processors, firstFrameOnly: firstFrameOnly)
         let policy = request.diskCachePolicy ?? configuration.diskCachePolicy
         let onDisk = configuration.diskCache != nil && !request.options.contains(.memoryCacheOnly)
         keepsOriginal = onDisk && (policy.keepsOriginals || variant == nil)
@@ -37,7 +38,9 @@ struct RequestKeys: Sendable {
             data: data, url: request.url, headers: request.headers,
             options: request.options.intersection([.refreshCached, .memoryCacheOnly, .cacheOnly, .networkOnly, .progressivePreviews]),
             keepsOriginal: keepsOriginal)
-        decodeWork = DecodeWorkKey(data: dataWork, thumbnail: request.thumbnail)
+        decodeWork = DecodeWorkKey(
+            data: dataWork, thumbnail: request.thumbnail,
+            frames: request.options.intersection([.firstFrameOnly, .firstFrameWhenTooLarge]))
         imageWork = ImageWorkKey(
             decode: decodeWork, processors: processors, keepsVariant: keepsVariant,
             options: request.options.intersection([.returnsOriginalData]))
@@ -53,7 +56,8 @@ struct RequestKeys: Sendable {
     static func memoryKey(for request: ImageRequest, cacheKey: (URL) -> String) -> ImageCacheKey {
         ImageCacheKey(
             dataKey: cacheKey(request.url), thumbnail: request.thumbnail,
-            processors: request.processors.isEmpty ? [] : request.processors.map(\.identifier))
+            processors: request.processors.isEmpty ? [] : request.processors.map(\.identifier),
+            firstFrameOnly: request.options.contains(.firstFrameOnly))
     }
 
     // MARK: - Reading the caches
@@ -68,9 +72,9 @@ struct RequestKeys: Sendable {
         request.options.isDisjoint(with: [.networkOnly, .refreshCached])
     }
 
-    private static func variantName(thumbnail: ImageRequest.Thumbnail?, processors: [String]) -> String? {
+    private static func variantName(thumbnail: ImageRequest.Thumbnail?, processors: [String], firstFrameOnly: Bool) -> String? {
         guard thumbnail != nil || !processors.isEmpty else { return nil }
-        var parts: [String] = []
+        var parts: [String] = firstFrameOnly ? ["first-frame"] : []
         if let thumbnail {
             parts.append("thumbnail=\(thumbnail.width)x\(thumbnail.height)\(thumbnail.contentMode == .fill ? ",fill" : "")")
         }
@@ -90,6 +94,8 @@ struct DataWorkKey: Hashable, Sendable {
 struct DecodeWorkKey: Hashable, Sendable {
     let data: DataWorkKey
     let thumbnail: ImageRequest.Thumbnail?
+    /// Which frames of an animation are decoded.
+    let frames: ImageRequest.Options
 }
 
 struct ProcessWorkKey: Hashable, Sendable {

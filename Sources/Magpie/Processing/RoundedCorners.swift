@@ -19,8 +19,12 @@ extension ImageProcessors {
                 throw .processingFailed(processor: identifier, reason: "the radius must be 0 or more")
             }
             var pixels = image.pixels
+            let frameBytes = image.width * image.height * 4
             pixels.withUnsafeMutableBufferPointer { buffer in
-                magpie_round_corners(buffer.baseAddress, Int32(image.width), Int32(image.height), radius)
+                guard let start = buffer.baseAddress else { return }
+                for frame in 0..<image.frameCount {
+                    magpie_round_corners(start + frame * frameBytes, Int32(image.width), Int32(image.height), radius)
+                }
             }
             return image.replacingPixels(pixels, width: image.width, height: image.height)
         }

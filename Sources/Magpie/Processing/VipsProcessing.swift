@@ -15,7 +15,8 @@ enum VipsProcessing {
             var result = magpie_image()
             defer { magpie_free_image(&result) }
             let status = magpie_process(
-                pixels.baseAddress, Int32(image.width), Int32(image.height), &options, &result, &message, message.count)
+                pixels.baseAddress, Int32(image.width), Int32(image.height), Int32(image.frameCount), &options, &result,
+                &message, message.count)
             guard status == MAGPIE_STATUS_OK, let output = VipsDecoder.render(&result, message: &message) else {
                 return .failure(.processingFailed(processor: identifier, reason: VipsDecoder.text(message)))
             }
@@ -26,10 +27,11 @@ enum VipsProcessing {
 }
 
 extension DecodedImage {
-    /// A processed image keeps what is known about its source.
+    /// A processed image keeps what is known about its source, and its frames' timing:
+    /// `pixels` holds as many frames of `width` x `height` as this image has.
     func replacingPixels(_ pixels: [UInt8], width: Int, height: Int) -> DecodedImage {
         DecodedImage(
             width: width, height: height, pixels: pixels, sourceFormat: sourceFormat, sourceWidth: sourceWidth,
-            sourceHeight: sourceHeight)
+            sourceHeight: sourceHeight, animation: animation, firstFrameReason: firstFrameReason)
     }
 }

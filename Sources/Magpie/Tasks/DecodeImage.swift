@@ -46,8 +46,10 @@ final class DecodeImage: Sendable {
         previews.stop()
         let image: DecodedImage
         do {
-            image = try await context.decode(data.bytes, thumbnail: thumbnail)
+            image = try await context.decode(data.bytes, for: input.request, thumbnail: thumbnail)
         } catch {
+            // An animation over the limits is sound, and a first-frame request can still use it.
+            if case .animationTooLarge = error { throw error }
             guard error != .cancelled else { throw error }
             context.blocklist.record(error, for: input.keys.data)
             // Bytes that do not decode would fail again on every later load: do not keep them.

@@ -56,7 +56,7 @@ final class LoadImage: Sendable {
             let entry = await dataCache.variantEntry(for: input.keys.data, variant: variant)
         else { return nil }
         do {
-            return ImageContainer(image: try await context.decode(entry.data, thumbnail: nil))
+            return ImageContainer(image: try await context.decode(entry.data, for: input.request, thumbnail: nil))
         } catch {
             // A variant that does not decode is made again from the original; one whose decode
             // was cancelled (the pipeline shutting down) is kept.

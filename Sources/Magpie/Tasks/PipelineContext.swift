@@ -22,12 +22,17 @@ struct PipelineContext: Sendable {
 
     /// Decodes on the decoding threads and counts the decode: the one way both the decode
     /// stage (originals) and the load stage (variants on disk) decode.
-    func decode(_ bytes: [UInt8], thumbnail: ImageRequest.Thumbnail?) async throws(MagpieError) -> DecodedImage {
+    func decode(_ bytes: [UInt8], for request: ImageRequest, thumbnail: ImageRequest.Thumbnail?) async throws(MagpieError) -> DecodedImage {
         let decoder = configuration.decoder
-        let maximumPixels = configuration.maximumPixels
+        let options = DecodingOptions(
+            thumbnail: thumbnail, maximumPixels: configuration.maximumPixels,
+            decodesAllFrames: !request.options.contains(.firstFrameOnly),
+            maximumAnimationFrames: configuration.maximumAnimationFrames,
+            maximumAnimationPixels: configuration.maximumAnimationPixels,
+            firstFrameWhenTooLarge: request.options.contains(.firstFrameWhenTooLarge))
         let start = ContinuousClock.now
         let image = try await decodingPool.run { () throws(MagpieError) in
-            try decoder.decode(bytes, thumbnail: thumbnail, maximumPixels: maximumPixels)
+            try decoder.decode(bytes, options: options)
         }
         recorder.record(.decoded(ContinuousClock.now - start))
         return image

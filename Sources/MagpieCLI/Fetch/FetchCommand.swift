@@ -22,8 +22,11 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Write each image to this folder as <name>.<format>.", valueName: "dir"))
     var output: String?
 
-    @Option(help: ArgumentHelp("Format of written images (default: original, or png with --thumbnail).", valueName: "png|jpeg|webp|original"))
+    @Option(help: ArgumentHelp("Format of written images (default: original; with --thumbnail or --process, png, or webp for an animation). WebP and GIF keep every frame of an animation.", valueName: "png|jpeg|webp|gif|original"))
     var format: OutputFormat?
+
+    @Flag(help: "Decode only the first frame of animated GIF and WebP images.")
+    var firstFrame = false
 
     @Option(help: ArgumentHelp("Decode at thumbnail size, e.g. 256x256.", valueName: "WxH"))
     var thumbnail: String?
@@ -109,12 +112,13 @@ struct FetchCommand: AsyncParsableCommand {
         var options: ImageRequest.Options = []
         if retryFailed { options.insert(.retryFailed) }
         if refresh { options.insert(.refreshCached) }
+        if firstFrame { options.insert(.firstFrameOnly) }
         let job = FetchJob(
             pipeline: ImagePipeline(configuration: configuration),
             thumbnail: thumbnail.flatMap { ThumbnailBox.parse($0, mode: fit.contentMode) },
             processors: (try? process.map(ProcessingList.parse)) ?? [],
             format: output == nil ? .png : format ?? (thumbnail == nil && process == nil ? .original : .png),
-            options: options, folder: folder, received: NIOLockedValueBox(0))
+            animationsAsWebP: format == nil, options: options, folder: folder, received: NIOLockedValueBox(0))
         let summary = await fetch(texts, with: job, console: console)
         await job.pipeline.shutdown()
 

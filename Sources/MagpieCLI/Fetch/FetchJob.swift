@@ -8,6 +8,8 @@ struct FetchJob: Sendable {
     let thumbnail: ImageRequest.Thumbnail?
     let processors: [any ImageProcessing]
     let format: OutputFormat
+    /// The format was not chosen: an animation is written as WebP, which keeps its frames.
+    let animationsAsWebP: Bool
     let options: ImageRequest.Options
     let folder: OutputFolder?
     /// Body bytes received by all jobs so far, for the progress bar.
@@ -34,7 +36,8 @@ struct FetchJob: Sendable {
             let file = try write(loaded, name: name)
             return .success(
                 url: text, source: loaded.source, width: loaded.image.width, height: loaded.image.height,
-                format: loaded.image.sourceFormat, bytes: loaded.bytes, milliseconds: milliseconds, file: file)
+                frames: loaded.image.frameCount, format: loaded.image.sourceFormat, bytes: loaded.bytes,
+                milliseconds: milliseconds, file: file)
         } catch let error as MagpieError {
             return .failure(url: text, message: FailureMessage.text(for: error), milliseconds: elapsed())
         } catch {
@@ -69,7 +72,7 @@ struct FetchJob: Sendable {
         if let original = loaded.original {
             return try folder.write(original, name: name, fileExtension: loaded.image.sourceFormat.fileExtension(for: original))
         }
-        let encoded = format.encoded ?? .png
+        let encoded = loaded.image.isAnimated && animationsAsWebP ? .webp : format.encoded ?? .png
         let bytes = try ImageEncoder(quality: 90).encode(loaded.image, as: encoded)
         return try folder.write(bytes, name: name, fileExtension: encoded.fileExtension)
     }

@@ -3,7 +3,7 @@ import Magpie
 
 /// What `fetch --format` writes.
 enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
-    case png, jpeg, webp, original
+    case png, jpeg, webp, gif, original
 
     /// The encoder's format; `nil` for `original`, which writes the downloaded bytes untouched.
     var encoded: EncodedFormat? {
@@ -11,6 +11,7 @@ enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
         case .png: .png
         case .jpeg: .jpeg
         case .webp: .webp
+        case .gif: .gif
         case .original: nil
         }
     }

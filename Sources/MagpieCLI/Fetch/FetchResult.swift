@@ -12,6 +12,8 @@ struct FetchResult: Encodable {
     var source: String?
     var width: Int?
     var height: Int?
+    /// Frames of an animation; absent for a still.
+    var frames: Int?
     /// Bytes downloaded for this URL (0 when it came from a cache).
     var bytes: Int?
     var milliseconds: Double
@@ -20,11 +22,11 @@ struct FetchResult: Encodable {
     var error: String?
 
     static func success(
-        url: String, source: ImageSource, width: Int, height: Int, format: ImageFormat, bytes: Int, milliseconds: Double,
-        file: URL?
+        url: String, source: ImageSource, width: Int, height: Int, frames: Int, format: ImageFormat, bytes: Int,
+        milliseconds: Double, file: URL?
     ) -> FetchResult {
         FetchResult(
-            url: url, status: .ok, source: source.rawValue, width: width, height: height, bytes: bytes,
+            url: url, status: .ok, source: source.rawValue, width: width, height: height, frames: frames > 1 ? frames : nil, bytes: bytes,
             milliseconds: milliseconds, format: format.rawValue, file: file?.path)
     }
 
@@ -41,7 +43,8 @@ struct FetchResult: Encodable {
 
     var plainLine: String {
         guard status == .ok else { return "error  \(url)  \(error ?? "")" }
-        var parts = ["ok     \(url)", "\(width ?? 0)x\(height ?? 0) \(format ?? "")", source ?? ""]
+        let size = "\(width ?? 0)x\(height ?? 0)" + (frames.map { " \($0) frames" } ?? "")
+        var parts = ["ok     \(url)", "\(size) \(format ?? "")", source ?? ""]
         if let bytes, bytes > 0 { parts.append(ByteCount.format(bytes)) }
         parts.append(String(format: "%.0f ms", milliseconds))
         if let file { parts.append("-> \(file)") }

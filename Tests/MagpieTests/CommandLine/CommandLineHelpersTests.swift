@@ -40,7 +40,7 @@ struct CommandLineHelpersTests {
         summary.results = (1...20).map { FetchResult.failure(url: "u\($0)", message: "", milliseconds: 0) }
         #expect(summary.latency(percentile: 0.5) == nil, "failures have no latency")
         summary.results = (1...20).map { index in
-            .success(url: "u\(index)", source: .network, width: 1, height: 1, format: .png, bytes: 0, milliseconds: Double(index), file: nil)
+            .success(url: "u\(index)", source: .network, width: 1, height: 1, frames: 1, format: .png, bytes: 0, milliseconds: Double(index), file: nil)
         }
         #expect(summary.latency(percentile: 0.5) == 10)
         #expect(summary.latency(percentile: 0.95) == 19)
