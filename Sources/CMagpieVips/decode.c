@@ -88,11 +88,13 @@ static int *copy_delays(VipsImage *loaded, int frames) {
 // Every frame of a GIF or animated WebP. libvips loads them as one tall image, frames stacked
 // top to bottom; thumbnails shrink each frame on its own, so no kernel reaches across a frame
 // boundary and every frame gets the same geometry.
+// A GIF cut short keeps the frames that arrived whole, as browsers show them.
 static magpie_status decode_animation(const void *data, size_t length, const magpie_decode_options *options,
-                                      VipsFailOn fail_on, magpie_image *image, char *error, size_t error_length) {
+                                      int frames_to_load, VipsFailOn fail_on, magpie_image *image, char *error,
+                                      size_t error_length) {
     VipsImage *loaded = NULL;
     int failed = image->source.format == MAGPIE_FORMAT_GIF
-        ? vips_gifload_buffer((void *)data, length, &loaded, "n", -1, "fail_on", fail_on, NULL)
+        ? vips_gifload_buffer((void *)data, length, &loaded, "n", frames_to_load, "fail_on", fail_on, NULL)
         : vips_webpload_buffer((void *)data, length, &loaded, "n", -1, "fail_on", fail_on, NULL);
     if (failed) {
         magpie_take_error(error, error_length, "decoding failed");
@@ -163,7 +165,15 @@ magpie_status magpie_decode(const void *data, size_t length, const magpie_decode
         animated = 0;
         if (error && error_length) error[0] = '\0';
     }
-    if (animated) return decode_animation(data, length, options, fail_on, image, error, error_length);
+    int frames_to_load = -1;
+    if (animated && is_gif) {
+        int whole = magpie_gif_complete_frames(data, length);
+        // One whole frame is a still; none (the first frame cut off) is decoded below like
+        // any truncated image.
+        if (whole < image->source.pages && whole < 2) animated = 0;
+        else if (whole < image->source.pages) frames_to_load = whole;
+    }
+    if (animated) return decode_animation(data, length, options, frames_to_load, fail_on, image, error, error_length);
     // Streaming (sequential) reads save memory, but rotation and HEIF need random access.
     int sequential = image->source.orientation == 1 && (is_png || is_jpeg);
     VipsAccess access = sequential ? VIPS_ACCESS_SEQUENTIAL : VIPS_ACCESS_RANDOM;

@@ -21,6 +21,9 @@ VipsImage *magpie_open_image(const void *data, size_t length, magpie_format form
 /// Whether the bytes are a HEIF image sequence, which libvips 8.14 does not recognise.
 int magpie_is_heif_sequence(const unsigned char *data, size_t length);
 
+/// GIF image blocks whose data is complete (a truncated file's last frame is not).
+int magpie_gif_complete_frames(const unsigned char *data, size_t length);
+
 /// Brings any decoded image to 8-bit sRGB with an alpha band.
 int magpie_to_rgba8(VipsImage *in, VipsImage **out);
 

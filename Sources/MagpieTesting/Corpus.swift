@@ -15,6 +15,8 @@ public enum Corpus {
         public let width: Int?
         /// Stored height, before orientation.
         public let height: Int?
+        /// Frames, as Pillow (or avifdec) counts them; `nil` when unknown.
+        public let frames: Int?
         /// Free-text notes from the manifest.
         public let notes: String
 
@@ -48,7 +50,7 @@ public enum Corpus {
             guard columns.count >= 7 else { return nil }
             return Entry(
                 path: columns[0], format: columns[1], expected: columns[2],
-                width: Int(columns[3]), height: Int(columns[4]), notes: columns[6])
+                width: Int(columns[3]), height: Int(columns[4]), frames: Int(columns[5]), notes: columns[6])
         }
     }()
 
