@@ -14,6 +14,17 @@ public enum TestImages {
             .encode(pixels(width: width, height: height, seed: seed, label: label), as: format)
     }
 
+    /// An animation of `frames` different textures, `width` by `height`, each shown for
+    /// `delay` milliseconds, playing `loopCount` times (0 forever).
+    public static func animation(
+        width: Int, height: Int, frames: Int, delay: Int = 80, loopCount: Int = 0
+    ) -> DecodedImage {
+        let pixels = (0..<frames).flatMap { Self.pixels(width: width, height: height, seed: UInt32($0 + 1)).pixels }
+        return DecodedImage(
+            width: width, height: height, pixels: pixels, sourceFormat: .gif,
+            animation: Animation(frameDelays: Array(repeating: delay, count: frames), loopCount: loopCount))
+    }
+
     /// The decoded texture (what ``texture(width:height:format:seed:progressive:label:)`` encodes).
     public static func pixels(width: Int, height: Int, seed: UInt32 = 1, label: String? = nil) -> DecodedImage {
         var pixels = [UInt8](repeating: 255, count: width * height * 4)
