@@ -2,12 +2,17 @@ import Foundation
 import Magpie
 import MagpieTesting
 
-// Release build: swift run -c release MagpieBenchmarks [--quick] [--only hit|bind|cold|thumbnail|png|process|network|memory]
+// Release build: swift run -c release MagpieBenchmarks [--quick] [--only hit|bind|cold|thumbnail|png|process|animation|network|memory]
 // (`memory` runs the release `magpie` and `MagpieProbe`: `swift build -c release` first)
 // One run prints every measurement BENCHMARKS.md records, side by side with its target;
 // `--only` runs one group, for profiling it (for example under `perf record`).
 
 let arguments = CommandLine.arguments.dropFirst()
+if arguments.first == "animation-convert", arguments.count == 4, let runs = Int(Array(arguments)[3]) {
+    // Child mode: one animation conversion, timed, with this process's peak memory.
+    print(try convertAnimation(input: Array(arguments)[1], output: Array(arguments)[2], runs: runs))
+    exit(0)
+}
 if arguments.first == "thumbnail-peak", let path = arguments.dropFirst().first {
     // Child mode: the peak resident memory of one 12 MP thumbnail, in a fresh process.
     print(try measureThumbnailPeak(path: path))
@@ -38,13 +43,14 @@ func runBenchmarks(quick: Bool, only: String?) async throws -> Report {
         try await measureVariantLoad(
             try Gallery.make(count: quick ? 40 : 120, in: workspace.appendingPathComponent("variant-gallery")), into: &report, workspace: workspace)
     }
+    if wanted("animation") { try measureAnimationConversion(into: &report, workspace: workspace) }
     if wanted("network") { try await measureConnectionFailures(into: &report) }
     // Minutes, not seconds, and it loads the machine: only when asked for.
     if only == "memory" { try await measureSustainedMemory(into: &report, workspace: workspace) }
     return report
 }
 
-let groups = ["hit", "bind", "cold", "thumbnail", "png", "process", "network", "memory"]
+let groups = ["hit", "bind", "cold", "thumbnail", "png", "process", "animation", "network", "memory"]
 var only: String?
 if let flag = arguments.firstIndex(of: "--only") {
     only = arguments[arguments.index(after: flag)...].first

@@ -25,6 +25,26 @@ public enum TestImages {
             animation: Animation(frameDelays: Array(repeating: delay, count: frames), loopCount: loopCount))
     }
 
+    /// A camera panning across a texture, `frames` frames of `width` by `height`, each shown
+    /// for `delay` ms and forever repeated: each frame differs from the last, as in a video
+    /// clip turned into a GIF. `label` is written across the scene.
+    public static func panningClip(
+        width: Int, height: Int, frames: Int, seed: UInt32 = 11, delay: Int = 40, label: String? = nil
+    ) -> DecodedImage {
+        let scene = pixels(width: width + frames * 4, height: height + frames * 2, seed: seed, label: label)
+        var clip: [UInt8] = []
+        clip.reserveCapacity(width * height * 4 * frames)
+        for frame in 0..<frames {
+            for row in 0..<height {
+                let start = ((row + frame * 2) * scene.width + frame * 4) * 4
+                clip += scene.pixels[start..<start + width * 4]
+            }
+        }
+        return DecodedImage(
+            width: width, height: height, pixels: clip, sourceFormat: .gif,
+            animation: Animation(frameDelays: Array(repeating: delay, count: frames), loopCount: 0))
+    }
+
     /// The decoded texture (what ``texture(width:height:format:seed:progressive:label:)`` encodes).
     public static func pixels(width: Int, height: Int, seed: UInt32 = 1, label: String? = nil) -> DecodedImage {
         var pixels = [UInt8](repeating: 255, count: width * height * 4)

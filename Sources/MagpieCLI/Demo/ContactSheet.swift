@@ -1,18 +1,21 @@
 import Foundation
 import Magpie
 
-/// Writes the thumbnails as PNG files and an `index.html` that shows them with the run table.
+/// Writes the thumbnails as PNG files (animations as animated WebP, so the page plays them)
+/// and an `index.html` that shows them with the run table.
 enum ContactSheet {
     static func write(_ images: [(name: String, image: DecodedImage)], table: [DemoRun], to directory: URL) throws -> URL {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let encoder = ImageEncoder()
         var figures: [String] = []
         for (name, image) in images {
-            let file = "\(name).png"
-            try Data(try encoder.encode(image, as: .png)).write(to: directory.appendingPathComponent(file), options: .atomic)
+            let format: EncodedFormat = image.isAnimated ? .webp : .png
+            let file = "\(name).\(format.fileExtension)"
+            try Data(try encoder.encode(image, as: format)).write(to: directory.appendingPathComponent(file), options: .atomic)
+            let frames = image.isAnimated ? " · \(image.frameCount) frames" : ""
             figures.append(
                 "<figure><img src=\"\(file)\" width=\"\(image.width)\" height=\"\(image.height)\" alt=\"\(name)\" loading=\"lazy\">"
-                    + "<figcaption>\(name) · \(image.sourceWidth)×\(image.sourceHeight) \(image.sourceFormat.rawValue)</figcaption></figure>")
+                    + "<figcaption>\(name) · \(image.sourceWidth)×\(image.sourceHeight) \(image.sourceFormat.rawValue)\(frames)</figcaption></figure>")
         }
         let rows = table.map { run in "<tr>" + run.cells.map { "<td>\(escaped($0))</td>" }.joined() + "</tr>" }
         let html = """

@@ -81,6 +81,11 @@ struct DemoCommand: AsyncParsableCommand {
                 format: "\nThe disk-cache pass (stored thumbnails) was %.0f× faster than the cold one, the memory-cache pass %.0f×.",
                 runs[0].duration.seconds / runs[1].duration.seconds, runs[0].duration.seconds / runs[2].duration.seconds))
         }
+        let animations = runs[0].images.filter { $0.image.isAnimated }
+        if !animations.isEmpty {
+            let frames = animations.reduce(0) { $0 + $1.image.frameCount }
+            console.output("\(animations.count) animations kept all \(frames) of their frames; the contact sheet plays them.")
+        }
         console.output("Contact sheet: \(sheet.path)")
     }
 }

@@ -13,26 +13,33 @@ enum DemoGallery {
         let height: Int
         let format: EncodedFormat
         let progressive: Bool
+        /// Above 1: an animation of this many frames.
+        var frames = 1
 
         var fileName: String { "\(name).\(format.fileExtension)" }
 
         var label: String {
             let kind = progressive ? "progressive JPEG" : format == .jpeg ? "JPEG" : format.rawValue.uppercased()
-            return "\(name) · \(width)×\(height) · \(kind)"
+            let animated = frames > 1 ? " · \(frames) frames" : ""
+            return "\(name) · \(width)×\(height) · \(kind)\(animated)"
         }
     }
 
     /// Bumped when the gallery's recipe changes, so an old gallery on disk is not reused.
-    static let version = 2
+    static let version = 3
 
     /// `count` images (240 by default): sizes cycle from 96 px avatars to 2048 px photos, formats
     /// cycle through baseline and progressive JPEG, PNG, WebP and GIF (GIF only up to 800 px, as
-    /// real GIFs are), and every 60th image is a 4000×3000 camera photo.
+    /// real GIFs are), every 60th image is a 4000×3000 camera photo, and every 24th is an
+    /// animation (a 480×270 clip of 36 frames, GIF or animated WebP in turn), as feeds have.
     static func items(count: Int = 240) -> [Item] {
         let sizes = [(96, 96), (150, 150), (320, 240), (480, 640), (640, 480), (800, 600), (1024, 768), (1280, 720), (1600, 1200), (2048, 1365)]
         let formats: [(EncodedFormat, Bool)] = [(.jpeg, false), (.jpeg, true), (.png, false), (.webp, false), (.gif, false)]
         return (0..<count).map { index in
             let name = String(format: "image-%03d", index)
+            if index % 24 == 5 {
+                return Item(name: name, width: 480, height: 270, format: index % 48 == 5 ? .gif : .webp, progressive: false, frames: 36)
+            }
             if index % 60 == 59 {
                 return Item(name: name, width: 4000, height: 3000, format: .jpeg, progressive: index % 120 == 59)
             }
@@ -54,9 +61,14 @@ enum DemoGallery {
             DispatchQueue.concurrentPerform(iterations: missing.count) { position in
                 let (index, item) = missing[position]
                 do {
-                    let bytes = try TestImages.texture(
-                        width: item.width, height: item.height, format: item.format, seed: UInt32(index + 1),
-                        progressive: item.progressive, label: item.label)
+                    let bytes = item.frames > 1
+                        ? try ImageEncoder(quality: 80).encode(
+                            TestImages.panningClip(
+                                width: item.width, height: item.height, frames: item.frames, seed: UInt32(index + 1), label: item.label),
+                            as: item.format)
+                        : try TestImages.texture(
+                            width: item.width, height: item.height, format: item.format, seed: UInt32(index + 1),
+                            progressive: item.progressive, label: item.label)
                     try Data(bytes).write(to: directory.appendingPathComponent(item.fileName), options: .atomic)
                 } catch {
                     failure.withLockedValue { $0 = error }
