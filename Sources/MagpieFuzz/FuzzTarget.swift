@@ -17,8 +17,13 @@ enum FuzzTarget: String {
         case .decoder:
             // The first byte picks a plain decode or a thumbnail, so both paths are explored; an
             // 8 px box sends any JPEG of 64 px or more through the 1/8-scale (DC-only) paths.
+            // Another bit asks for every frame, which walks a GIF's blocks and renders
+            // animations frame by frame.
             let thumbnail = bytes.first.map { $0 & 1 == 1 ? ImageRequest.Thumbnail(width: $0 & 2 == 2 ? 8 : 64, height: $0 & 2 == 2 ? 8 : 64) : nil } ?? nil
-            _ = try? Self.vips.decode(bytes, thumbnail: thumbnail, maximumPixels: 4_000_000)
+            let options = DecodingOptions(
+                thumbnail: thumbnail, maximumPixels: 4_000_000, decodesAllFrames: (bytes.first ?? 0) & 4 == 4,
+                maximumAnimationFrames: 64, maximumAnimationPixels: 8_000_000)
+            _ = try? Self.vips.decode(bytes, options: options)
         case .cacheEntry:
             // With and without the key check, as reads and maintenance scans do.
             _ = try? DiskEntryFormat.decode(bytes, expectedKey: nil)

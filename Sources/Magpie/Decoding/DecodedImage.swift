@@ -66,6 +66,32 @@ public struct DecodedImage: Sendable {
             sourceFormat: sourceFormat, sourceWidth: sourceWidth, sourceHeight: sourceHeight)
     }
 
+    /// The image made by `transform`ing each frame as a still, with this image's timing: the
+    /// way to apply code written for stills to an animation. Every frame must come out the
+    /// same size. A still is passed to `transform` as it is.
+    public func mapFrames(
+        _ transform: (DecodedImage) throws(MagpieError) -> DecodedImage
+    ) throws(MagpieError) -> DecodedImage {
+        guard isAnimated else { return try transform(self) }
+        var pixels: [UInt8] = []
+        var size: (width: Int, height: Int)?
+        for index in 0..<frameCount {
+            let frame = try transform(frame(index))
+            guard frame.frameCount == 1, size.map({ $0 == (frame.width, frame.height) }) ?? true else {
+                throw .processingFailed(processor: "mapFrames", reason: "frame \(index) came out \(frame.width)x\(frame.height) with \(frame.frameCount) frames; every frame must be one still of the same size")
+            }
+            if size == nil {
+                size = (frame.width, frame.height)
+                pixels.reserveCapacity(frame.pixels.count * frameCount)
+            }
+            pixels += frame.pixels
+        }
+        let (width, height) = size ?? (width, height)
+        return DecodedImage(
+            width: width, height: height, pixels: pixels, sourceFormat: sourceFormat, sourceWidth: sourceWidth,
+            sourceHeight: sourceHeight, animation: animation, firstFrameReason: firstFrameReason)
+    }
+
     /// The RGBA value at `(x, y)` of the first frame.
     public func pixel(x: Int, y: Int) -> (red: UInt8, green: UInt8, blue: UInt8, alpha: UInt8) {
         let offset = y * bytesPerRow + x * 4

@@ -23,6 +23,9 @@ extension ImageProcessors {
 
     /// A processor made from a closure. The identifier is the caller's promise: two closures
     /// given the same identifier must do the same thing, and a changed closure needs a new one.
+    ///
+    /// The closure sees stills only: an animation is passed to it one frame at a time
+    /// (``DecodedImage/mapFrames(_:)``) and put back together with its timing.
     public struct Anonymous: ImageProcessing {
         public let identifier: String
         private let transform: @Sendable (DecodedImage) throws(MagpieError) -> DecodedImage
@@ -34,7 +37,7 @@ extension ImageProcessors {
         }
 
         public func process(_ image: DecodedImage) throws(MagpieError) -> DecodedImage {
-            try transform(image)
+            try image.mapFrames(transform)
         }
     }
 }

@@ -7,6 +7,11 @@
 ///
 /// `process` runs on Magpie's decoding threads, never on Swift's cooperative pool, and may
 /// block while it works.
+///
+/// An animation arrives whole: ``DecodedImage/pixels`` holds every frame, and the result
+/// should too, with the same ``DecodedImage/animation`` (the built-in processors apply one
+/// geometry to every frame). Code written for stills can use ``DecodedImage/mapFrames(_:)``,
+/// or ``ImageProcessors/Anonymous``, which does that for you.
 public protocol ImageProcessing: Sendable {
     /// A stable, versioned string naming the output, for example `"magpie.blur/1?sigma=2"`.
     var identifier: String { get }

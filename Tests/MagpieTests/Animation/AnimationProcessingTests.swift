@@ -131,6 +131,22 @@ struct AnimationProcessingTests {
         }
     }
 
+    @Test("a closure processor sees one still frame at a time and the animation keeps its timing")
+    func closuresSeeFrames() throws {
+        let animation = TestImages.animation(width: 20, height: 10, frames: 3, delay: 70)
+        let invert = ImageProcessors.Anonymous(identifier: "test.invert/1") { frame throws(MagpieError) in
+            #expect(frame.frameCount == 1 && frame.pixels.count == 20 * 10 * 4)
+            return DecodedImage(width: frame.width, height: frame.height, pixels: frame.pixels.enumerated().map { $0 % 4 == 3 ? $1 : 255 - $1 })
+        }
+        let inverted = try invert.process(animation)
+        #expect(inverted.animation == animation.animation)
+        #expect(inverted.frame(2).pixel(x: 3, y: 4).red == 255 - animation.frame(2).pixel(x: 3, y: 4).red)
+        let uneven = ImageProcessors.Anonymous(identifier: "test.uneven/1") { frame throws(MagpieError) in
+            frame.pixels[0] == animation.pixels[0] ? frame : try ImageProcessors.Resize(width: 5, height: 5).process(frame)
+        }
+        #expect(throws: MagpieError.self) { try uneven.process(animation) }
+    }
+
     @Test func stillFormatsGetTheFirstFrame() throws {
         let animation = TestImages.animation(width: 32, height: 24, frames: 3)
         let png = try VipsDecoder().decode(try ImageEncoder().encode(animation, as: .png), options: DecodingOptions(decodesAllFrames: true))
