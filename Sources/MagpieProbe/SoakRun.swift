@@ -2,9 +2,9 @@ import Foundation
 import Magpie
 import MagpieTesting
 
-/// Loads many distinct URLs of real-size photos through one pipeline, as a server does for
-/// weeks, and reports the process's memory after every batch. Each URL is distinct (a query
-/// string), so every load downloads and decodes; the disk cache is off.
+/// Loads many distinct URLs of real-size photos (or animations) through one pipeline, as a
+/// server does for weeks, and reports the process's memory after every batch. Each URL is
+/// distinct (a query string), so every load downloads and decodes; the disk cache is off.
 enum SoakRun {
     struct Settings {
         var photos: URL
@@ -17,9 +17,9 @@ enum SoakRun {
 
     static func run(_ settings: Settings) async throws {
         let server = try await ImageServer.start()
-        let paths = try server.serveDirectory(settings.photos).filter { $0.hasSuffix(".jpg") }
+        let paths = try server.serveDirectory(settings.photos).filter { path in [".jpg", ".gif", ".webp"].contains { path.hasSuffix($0) } }
         guard !paths.isEmpty else {
-            FileHandle.standardError.write(Data("no .jpg files in \(settings.photos.path)\n".utf8))
+            FileHandle.standardError.write(Data("no .jpg, .gif or .webp files in \(settings.photos.path)\n".utf8))
             exit(2)
         }
         var configuration = ImagePipeline.Configuration()

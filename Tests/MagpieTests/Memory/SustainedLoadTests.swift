@@ -1,4 +1,5 @@
 import Foundation
+import Magpie
 import MagpieTesting
 import Testing
 
@@ -13,9 +14,9 @@ struct SustainedLoadTests {
     static let allowedGrowth = 100 << 20
 
     static func soak(
-        loads: Int, concurrency: Int = 6, box: Int?, memoryCache: Bool, every: Int
+        loads: Int, concurrency: Int = 6, box: Int?, memoryCache: Bool, every: Int, folder: URL? = nil
     ) async throws -> [SoakSample] {
-        let photos = try Photos.folder(count: 18)
+        let photos = try folder ?? Photos.folder(count: 18)
         let probe = try MagpieTool.locate("MagpieProbe")
         defer { probe.cleanUp() }
         let arguments = [
@@ -44,6 +45,25 @@ struct SustainedLoadTests {
 
     @Test func fullSizePhotosWithoutTheMemoryCache() async throws {
         let samples = try await Self.soak(loads: 300, box: nil, memoryCache: false, every: 12)
+        let warm = Self.medianResident(samples.filter { $0.loads >= 36 }.prefix(6))
+        let late = Self.medianResident(samples.suffix(6))
+        try #require(warm > 0 && late > 0)
+        #expect(late - warm < Self.allowedGrowth,
+                "RSS grew from a median of \(warm >> 20) MB after warm-up to \(late >> 20) MB at the end")
+    }
+
+    /// Animated GIFs and WebPs of 40 frames at 480×270 (21 MB decoded each), every frame
+    /// decoded: a leaked animation would grow the process by gigabytes over these loads.
+    @Test func animationsWithoutTheMemoryCache() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("magpie-soak-animations-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for index in 0..<6 {
+            let clip = TestImages.panningClip(width: 480, height: 270, frames: 40, seed: UInt32(index + 1))
+            let format: EncodedFormat = index.isMultiple(of: 2) ? .gif : .webp
+            try Data(try ImageEncoder(quality: 80).encode(clip, as: format)).write(to: folder.appendingPathComponent("clip-\(index).\(format.fileExtension)"))
+        }
+        let samples = try await Self.soak(loads: 240, concurrency: 4, box: nil, memoryCache: false, every: 12, folder: folder)
         let warm = Self.medianResident(samples.filter { $0.loads >= 36 }.prefix(6))
         let late = Self.medianResident(samples.suffix(6))
         try #require(warm > 0 && late > 0)
