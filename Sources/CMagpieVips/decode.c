@@ -118,7 +118,7 @@ static magpie_status decode_animation(const void *data, size_t length, const mag
     resize.height = options->target_height > 0 ? options->target_height : VIPS_MAX_COORD;
     resize.mode = options->fill ? MAGPIE_RESIZE_FILL : MAGPIE_RESIZE_FIT;
     // Rendered frame after frame in order, which is also the order the GIF decoder works in.
-    failed = magpie_plan_frames(rgba, frames, -1, thumbnail ? &resize : NULL, image, error, error_length);
+    failed = magpie_plan_frames(rgba, NULL, frames, -1, thumbnail ? &resize : NULL, image, error, error_length);
     g_object_unref(rgba);
     if (failed) {
         if (failed < 0) magpie_take_error(error, error_length, "decoding failed");

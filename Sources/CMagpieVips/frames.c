@@ -1,75 +1,121 @@
 #include "shim_internal.h"
 
+#include <pthread.h>
 #include <string.h>
 #include <vips/vips.h>
 
-// Animations are rendered one frame at a time, each frame cut from the tall image and sent
-// through its own small pipeline that is freed before the next one is made. A kernel never
-// reaches across a frame boundary, and only one frame's buffers exist at once. Two things
-// this avoids: joining hundreds of per-frame pipelines with vips_arrayjoin made every render
-// thread hold buffers for all of them (1.7 GB for a 380-frame GIF), and keeping every
-// frame's pipeline alive made libvips' parent-child bookkeeping quadratic.
+// Animations are rendered one frame at a time: each frame is cut out, sent through its own
+// small pipeline and freed before long. A kernel never reaches across a frame boundary, and
+// only a few frames' buffers exist at once. Two things this avoids: joining hundreds of
+// per-frame pipelines with vips_arrayjoin made every render thread hold buffers for all of
+// them (1.7 GB for a 380-frame GIF), and keeping every frame's pipeline alive made libvips'
+// parent-child bookkeeping quadratic.
+//
+// Frames are independent once decoded, so two threads share the work: the calling thread and
+// one helper. A GIF or WebP decoder works through its frames in order, so when decoding, the
+// calling thread decodes and the helper processes; frames already in memory are split
+// between the two.
 typedef struct {
     VipsImage *strip;
-    /// 1 or 0 when known for every frame; -1 to look at each decoded frame (see below).
+    /// Frames already in memory (processing), or NULL when `strip` decodes them.
+    const unsigned char *pixels;
+    int frames;
+    int frame_width;
+    int frame_height;
+    /// 1 or 0 when known for every frame; -1 to look at each frame once decoded: an opaque
+    /// frame is resized as 8-bit RGB instead of premultiplied floating point (three times
+    /// faster).
     int opaque;
-    /// One decoded frame, reused for every frame when `opaque` is -1.
-    unsigned char *scratch;
     int has_operation;
     magpie_process_options options;
+    /// Fixed by the first frame, then only read.
     magpie_crop_box box;
-    // The first frame's pipeline, built while planning; rendered and dropped first.
+    /// The first frame's result, built while planning; rendered first.
     VipsImage *first;
+    /// The decoded first frame `first` reads from, when decoding.
+    unsigned char *first_pixels;
 } frame_plan;
 
-// When a decoded animation is shrunk, whether a frame is opaque is only known once it is
-// decoded, and an opaque frame resizes as 8-bit RGB instead of premultiplied floating point
-// (three times faster here). So each frame is decoded into one reused buffer, looked at, and
-// resized from there.
-static int decode_to_scratch(frame_plan *plan, VipsImage **frame, int *opaque, char *error, size_t error_length) {
-    int width = (*frame)->Xsize, height = (*frame)->Ysize;
-    size_t pixels = (size_t)width * height;
-    if (!plan->scratch) plan->scratch = g_malloc(pixels * 4);
-    if (magpie_render_here(*frame, plan->scratch, error, error_length) != MAGPIE_STATUS_OK) return 1;
-    *opaque = magpie_is_opaque(plan->scratch, pixels);
-    VipsImage *wrapped = vips_image_new_from_memory(plan->scratch, pixels * 4, width, height, 4, VIPS_FORMAT_UCHAR);
+static size_t frame_bytes(const frame_plan *plan) { return (size_t)plan->frame_width * plan->frame_height * 4; }
+
+// One decoded frame in memory through the operation. `box` is the caller's copy of the plan's.
+static int process_frame(const frame_plan *plan, const unsigned char *pixels, magpie_crop_box *box, VipsImage **out,
+                         char *error, size_t error_length) {
+    size_t count = (size_t)plan->frame_width * plan->frame_height;
+    VipsImage *wrapped = vips_image_new_from_memory(pixels, count * 4, plan->frame_width, plan->frame_height, 4, VIPS_FORMAT_UCHAR);
     if (!wrapped) return -1;
     wrapped->Type = VIPS_INTERPRETATION_sRGB;
-    g_object_unref(*frame);
-    *frame = wrapped;
-    return 0;
-}
-
-static int build_frame(frame_plan *plan, int index, int frames, VipsImage **out, char *error, size_t error_length) {
-    int width = vips_image_get_width(plan->strip), height = vips_image_get_height(plan->strip) / frames;
-    VipsImage *frame = NULL;
-    if (vips_extract_area(plan->strip, &frame, 0, index * height, width, height, NULL)) return -1;
-    if (!plan->has_operation) {
-        *out = frame;
-        return 0;
-    }
-    int opaque = plan->opaque;
-    int failed = opaque < 0 ? decode_to_scratch(plan, &frame, &opaque, error, error_length) : 0;
-    if (!failed) failed = magpie_run_operation(frame, opaque, &plan->options, &plan->box, out, error, error_length);
-    g_object_unref(frame);
+    int opaque = plan->opaque >= 0 ? plan->opaque : magpie_is_opaque(pixels, count);
+    int failed = magpie_run_operation(wrapped, opaque, &plan->options, box, out, error, error_length);
+    g_object_unref(wrapped);
     return failed;
 }
 
-int magpie_plan_frames(VipsImage *strip, int frames, int opaque, const magpie_process_options *options,
-                       magpie_image *image, char *error, size_t error_length) {
+// Decodes frame `index` of the strip into `destination` (calling thread only: the decoder
+// keeps state from frame to frame).
+static magpie_status decode_frame(const frame_plan *plan, int index, unsigned char *destination, char *error,
+                                  size_t error_length) {
+    VipsImage *frame = NULL;
+    if (vips_extract_area(plan->strip, &frame, 0, index * plan->frame_height, plan->frame_width, plan->frame_height, NULL)) {
+        magpie_take_error(error, error_length, "decoding a frame failed");
+        return MAGPIE_STATUS_FAILED;
+    }
+    magpie_status status = magpie_render_here(frame, destination, error, error_length);
+    g_object_unref(frame);
+    return status;
+}
+
+// Renders a frame's result into its place in the output.
+static magpie_status finish_frame(const magpie_image *image, VipsImage *result, int index, unsigned char *destination,
+                                  char *error, size_t error_length) {
+    if (result->Xsize != image->width || result->Ysize != image->height) {
+        magpie_set_error(error, error_length, "the frames came out in different sizes");
+        return MAGPIE_STATUS_FAILED;
+    }
+    size_t size = (size_t)image->width * image->height * 4;
+    return magpie_render_here(result, destination + size * index, error, error_length);
+}
+
+static magpie_status process_and_finish(const frame_plan *plan, const magpie_image *image, const unsigned char *pixels,
+                                        int index, unsigned char *destination, char *error, size_t error_length) {
+    magpie_crop_box box = plan->box;
+    VipsImage *result = NULL;
+    int failed = process_frame(plan, pixels, &box, &result, error, error_length);
+    if (failed) {
+        if (failed < 0) magpie_take_error(error, error_length, "processing a frame failed");
+        return MAGPIE_STATUS_FAILED;
+    }
+    magpie_status status = finish_frame(image, result, index, destination, error, error_length);
+    g_object_unref(result);
+    return status;
+}
+
+int magpie_plan_frames(VipsImage *strip, const unsigned char *pixels, int frames, int opaque,
+                       const magpie_process_options *options, magpie_image *image, char *error, size_t error_length) {
     frame_plan *plan = g_new0(frame_plan, 1);
     plan->strip = strip;
     g_object_ref(strip);
+    plan->pixels = pixels;
+    plan->frames = frames;
+    plan->frame_width = vips_image_get_width(strip);
+    plan->frame_height = vips_image_get_height(strip) / frames;
     plan->opaque = opaque;
+    int failed = 0;
     if (options) {
         plan->has_operation = 1;
         plan->options = *options;
+        const unsigned char *first = pixels;
+        if (!first) {
+            plan->first_pixels = g_malloc(frame_bytes(plan));
+            failed = decode_frame(plan, 0, plan->first_pixels, error, error_length) != MAGPIE_STATUS_OK;
+            first = plan->first_pixels;
+        }
+        if (!failed) failed = process_frame(plan, first, &plan->box, &plan->first, error, error_length);
+    } else {
+        failed = vips_extract_area(strip, &plan->first, 0, 0, plan->frame_width, plan->frame_height, NULL) ? -1 : 0;
     }
-    int failed = build_frame(plan, 0, frames, &plan->first, error, error_length);
     if (failed) {
-        g_object_unref(plan->strip);
-        g_free(plan->scratch);
-        g_free(plan);
+        magpie_free_frames(&(magpie_image){.frame_plan = plan});
         return failed;
     }
     image->frame_plan = plan;
@@ -79,32 +125,157 @@ int magpie_plan_frames(VipsImage *strip, int frames, int opaque, const magpie_pr
     return 0;
 }
 
+// MARK: - Two threads
+//
+// pthreads rather than GLib's threads and queues: GLib locks with bare futexes, which Thread
+// Sanitizer cannot see, so it would report the hand-over of every frame as a race.
+
+enum { BUFFERS = 3 };
+
+typedef struct {
+    const frame_plan *plan;
+    const magpie_image *image;
+    unsigned char *destination;
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+    // Decoding: frame i travels in buffer (i - 1) % BUFFERS; `filled` says which frame a
+    // buffer holds (0 when free), `produced` how many frames the calling thread will hand over.
+    unsigned char *buffers[BUFFERS];
+    int filled[BUFFERS];
+    int produced;
+    int failed;
+    char error[512];
+} helper_job;
+
+static void set_failed(helper_job *job) {
+    pthread_mutex_lock(&job->lock);
+    job->failed = 1;
+    pthread_cond_broadcast(&job->changed);
+    pthread_mutex_unlock(&job->lock);
+}
+
+static int has_failed(helper_job *job) {
+    pthread_mutex_lock(&job->lock);
+    int failed = job->failed;
+    pthread_mutex_unlock(&job->lock);
+    return failed;
+}
+
+// Splitting frames in memory: the helper takes every other frame, from frame 2.
+static void *split_helper(void *data) {
+    helper_job *job = data;
+    const frame_plan *plan = job->plan;
+    for (int i = 2; i < plan->frames && !has_failed(job); i += 2) {
+        if (process_and_finish(plan, job->image, plan->pixels + frame_bytes(plan) * i, i, job->destination, job->error,
+                               sizeof job->error) != MAGPIE_STATUS_OK)
+            set_failed(job);
+    }
+    return NULL;
+}
+
+// Processes frames 1... in order as the calling thread decodes them.
+static void *decoded_helper(void *data) {
+    helper_job *job = data;
+    for (int i = 1;; i++) {
+        int slot = (i - 1) % BUFFERS;
+        pthread_mutex_lock(&job->lock);
+        while (job->filled[slot] != i && !job->failed && i <= job->produced) pthread_cond_wait(&job->changed, &job->lock);
+        int stop = job->failed || job->filled[slot] != i;
+        pthread_mutex_unlock(&job->lock);
+        if (stop) return NULL;
+        magpie_status status = process_and_finish(job->plan, job->image, job->buffers[slot], i, job->destination, job->error,
+                                                  sizeof job->error);
+        pthread_mutex_lock(&job->lock);
+        job->filled[slot] = 0;
+        if (status != MAGPIE_STATUS_OK) job->failed = 1;
+        pthread_cond_broadcast(&job->changed);
+        pthread_mutex_unlock(&job->lock);
+    }
+}
+
+static magpie_status finish_job(helper_job *job, pthread_t *helper, magpie_status status, char *error, size_t error_length) {
+    if (helper) pthread_join(*helper, NULL);
+    if (status == MAGPIE_STATUS_OK && job->failed) {
+        magpie_set_error(error, error_length, job->error);
+        status = MAGPIE_STATUS_FAILED;
+    }
+    pthread_cond_destroy(&job->changed);
+    pthread_mutex_destroy(&job->lock);
+    return status;
+}
+
+// Frames 1... of an animation whose frames are in memory, split with the helper.
+static magpie_status render_split(const frame_plan *plan, const magpie_image *image, unsigned char *destination,
+                                  char *error, size_t error_length) {
+    helper_job job = {.plan = plan, .image = image, .destination = destination};
+    pthread_mutex_init(&job.lock, NULL);
+    pthread_cond_init(&job.changed, NULL);
+    pthread_t thread;
+    int helped = plan->frames > 2 && pthread_create(&thread, NULL, split_helper, &job) == 0;
+    // Without a helper this thread does every frame.
+    int step = helped ? 2 : 1;
+    magpie_status status = MAGPIE_STATUS_OK;
+    for (int i = 1; i < plan->frames && !has_failed(&job); i += step) {
+        status = process_and_finish(plan, image, plan->pixels + frame_bytes(plan) * i, i, destination, error, error_length);
+        if (status != MAGPIE_STATUS_OK) {
+            set_failed(&job);
+            break;
+        }
+    }
+    return finish_job(&job, helped ? &thread : NULL, status, error, error_length);
+}
+
+// Frames 1... of an animation being decoded: this thread decodes in order, the helper
+// processes, through a few buffers that go back and forth.
+static magpie_status render_decoded(const frame_plan *plan, const magpie_image *image, unsigned char *destination,
+                                    char *error, size_t error_length) {
+    helper_job job = {.plan = plan, .image = image, .destination = destination, .produced = plan->frames - 1};
+    pthread_mutex_init(&job.lock, NULL);
+    pthread_cond_init(&job.changed, NULL);
+    for (int i = 0; i < BUFFERS; i++) job.buffers[i] = g_malloc(frame_bytes(plan));
+    pthread_t thread;
+    int helped = pthread_create(&thread, NULL, decoded_helper, &job) == 0;
+    magpie_status status = MAGPIE_STATUS_OK;
+    for (int i = 1; i < plan->frames && status == MAGPIE_STATUS_OK; i++) {
+        int slot = (i - 1) % BUFFERS;
+        pthread_mutex_lock(&job.lock);
+        while (job.filled[slot] != 0 && !job.failed) pthread_cond_wait(&job.changed, &job.lock);
+        int failed = job.failed;
+        pthread_mutex_unlock(&job.lock);
+        if (failed) break;
+        status = decode_frame(plan, i, job.buffers[slot], error, error_length);
+        if (status == MAGPIE_STATUS_OK && !helped)
+            status = process_and_finish(plan, image, job.buffers[slot], i, destination, error, error_length);
+        if (!helped) continue;
+        pthread_mutex_lock(&job.lock);
+        if (status == MAGPIE_STATUS_OK) job.filled[slot] = i;
+        else job.produced = i - 1;
+        pthread_cond_broadcast(&job.changed);
+        pthread_mutex_unlock(&job.lock);
+    }
+    status = finish_job(&job, helped ? &thread : NULL, status, error, error_length);
+    for (int i = 0; i < BUFFERS; i++) g_free(job.buffers[i]);
+    return status;
+}
+
 magpie_status magpie_render_frames(magpie_image *image, unsigned char *destination, size_t length, char *error,
                                    size_t error_length) {
     frame_plan *plan = image->frame_plan;
-    size_t frame_bytes = (size_t)image->width * image->height * 4;
-    if (length != frame_bytes * image->frames) {
+    size_t size = (size_t)image->width * image->height * 4;
+    if (length != size * image->frames || !plan->first) {
         magpie_set_error(error, error_length, "the destination does not fit the image");
         return MAGPIE_STATUS_FAILED;
     }
-    for (int i = 0; i < image->frames; i++) {
-        VipsImage *frame = NULL;
-        if (i == 0 && plan->first) {
-            frame = plan->first;
-            plan->first = NULL;
-        } else if (build_frame(plan, i, image->frames, &frame, error, error_length)) {
-            if (!error[0]) magpie_take_error(error, error_length, "rendering a frame failed");
-            return MAGPIE_STATUS_FAILED;
-        }
-        magpie_status status = MAGPIE_STATUS_FAILED;
-        if (frame->Xsize == image->width && frame->Ysize == image->height)
-            status = magpie_render_here(frame, destination + frame_bytes * i, error, error_length);
-        else
-            magpie_set_error(error, error_length, "the frames came out in different sizes");
-        g_object_unref(frame);
-        if (status != MAGPIE_STATUS_OK) return status;
-    }
-    return MAGPIE_STATUS_OK;
+    magpie_status status = finish_frame(image, plan->first, 0, destination, error, error_length);
+    g_object_unref(plan->first);
+    plan->first = NULL;
+    if (status != MAGPIE_STATUS_OK || image->frames == 1) return status;
+    if (plan->has_operation && plan->pixels) return render_split(plan, image, destination, error, error_length);
+    if (plan->has_operation) return render_decoded(plan, image, destination, error, error_length);
+    // Decoding at full size: the decoder is the work, and it goes in order.
+    for (int i = 1; i < image->frames && status == MAGPIE_STATUS_OK; i++)
+        status = decode_frame(plan, i, destination + size * i, error, error_length);
+    return status;
 }
 
 void magpie_free_frames(magpie_image *image) {
@@ -112,7 +283,7 @@ void magpie_free_frames(magpie_image *image) {
     if (!plan) return;
     if (plan->first) g_object_unref(plan->first);
     g_object_unref(plan->strip);
-    g_free(plan->scratch);
+    g_free(plan->first_pixels);
     g_free(plan);
     image->frame_plan = NULL;
 }

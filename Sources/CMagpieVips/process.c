@@ -231,7 +231,7 @@ magpie_status magpie_process(const unsigned char *pixels, int width, int height,
     int opaque = magpie_is_opaque(pixels, pixel_count);
     magpie_crop_box box = {0, 0, 0};
     int failed = frames == 1 ? magpie_run_operation(rgba, opaque, options, &box, &out, error, error_length)
-                             : magpie_plan_frames(rgba, frames, opaque, options, result, error, error_length);
+                             : magpie_plan_frames(rgba, pixels, frames, opaque, options, result, error, error_length);
     g_object_unref(rgba);
     if (failed) {
         // Our own checks set the text (1); libvips' failures leave it in its buffer (-1).

@@ -44,12 +44,13 @@ int magpie_run_operation(VipsImage *rgba, int opaque, const magpie_process_optio
                          VipsImage **out, char *error, size_t error_length);
 
 /// Prepares `image` to render the `frames` frames stacked in `strip` one at a time, each
-/// through `options` (NULL: as they are). `opaque` is 1 or 0 when known for all frames, -1
-/// to decode each frame first and look. The first frame's pipeline is built here, which
+/// through `options` (NULL: as they are). `pixels` is the strip's memory when the frames are
+/// already decoded (processing), NULL when `strip` decodes them. `opaque` is 1 or 0 when
+/// known for all frames, -1 to look at each frame once decoded. The first frame's pipeline is built here, which
 /// sizes the output, checks the options and fixes any crop box for the rest. Returns as
 /// `magpie_run_operation` does.
-int magpie_plan_frames(VipsImage *strip, int frames, int opaque, const magpie_process_options *options,
-                       magpie_image *image, char *error, size_t error_length);
+int magpie_plan_frames(VipsImage *strip, const unsigned char *pixels, int frames, int opaque,
+                       const magpie_process_options *options, magpie_image *image, char *error, size_t error_length);
 
 /// Renders a planned animation, frame after frame, into `destination`.
 magpie_status magpie_render_frames(magpie_image *image, unsigned char *destination, size_t length, char *error,
