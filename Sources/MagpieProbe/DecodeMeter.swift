@@ -2,8 +2,9 @@ import Foundation
 import Magpie
 import MagpieTesting
 
-/// Decodes files one by one with the pipeline's decoder and reports, for each, the wall time and
-/// how far the process's resident memory rose above where it started.
+/// Decodes files one by one with the pipeline's decoder, as the pipeline does (every frame of an
+/// animation, the animation pixel limit equal to the still one), and reports, for each, the
+/// wall time and how far the process's resident memory rose above where it started.
 enum DecodeMeter {
     static func run(files: [String], maximumPixels: Int, thumbnail: ImageRequest.Thumbnail?) {
         let decoder = VipsDecoder()
@@ -14,8 +15,10 @@ enum DecodeMeter {
             let before = ProcessMemory.resident
             let start = ContinuousClock.now
             var failure: String?
+            let options = DecodingOptions(
+                thumbnail: thumbnail, maximumPixels: maximumPixels, decodesAllFrames: true, maximumAnimationPixels: maximumPixels)
             do {
-                _ = try decoder.decode(bytes, thumbnail: thumbnail, maximumPixels: maximumPixels)
+                _ = try decoder.decode(bytes, options: options)
             } catch {
                 failure = error.description
             }
