@@ -84,7 +84,7 @@ struct DemoCommand: AsyncParsableCommand {
         let animations = runs[0].images.filter { $0.image.isAnimated }
         if !animations.isEmpty {
             let frames = animations.reduce(0) { $0 + $1.image.frameCount }
-            console.output("\(animations.count) animations kept all \(frames) of their frames; the contact sheet plays them.")
+            console.output("Animations: \(animations.count), with all \(frames) frames kept; the contact sheet plays them.")
         }
         console.output("Contact sheet: \(sheet.path)")
     }

@@ -69,10 +69,14 @@ struct ServeAndDemoCommandTests {
         let formats = Set(DemoGalleryFormats.sourceFormats(in: html))
         #expect(formats == ["jpeg", "png", "webp", "gif"], "the gallery mixes formats: \(formats)")
         for index in 0..<10 {
-            let file = sheet.appendingPathComponent(String(format: "image-%03d.png", index))
-            let image = try VipsDecoder().decode(Array(try Data(contentsOf: file)), thumbnail: nil, maximumPixels: 1 << 24)
+            // Image 5 is an animated clip: the sheet shows it as animated WebP.
+            let animated = index == 5
+            let file = sheet.appendingPathComponent(String(format: "image-%03d.%@", index, animated ? "webp" : "png"))
+            let image = try VipsDecoder().decode(Array(try Data(contentsOf: file)), options: DecodingOptions(decodesAllFrames: true))
             #expect(max(image.width, image.height) <= 128)
+            #expect(image.isAnimated == animated, "image \(index)")
         }
+        #expect(result.standardOutput.contains("Animations: 1, with all 36 frames kept"), "\(result.standardOutput)")
 
         // The gallery is made once and reused.
         let again = try await tool.run(["demo", "--workspace", workspace.path, "--images", "10", "--latency", "0"])
@@ -84,8 +88,10 @@ struct ServeAndDemoCommandTests {
 /// Reads the source formats back out of the contact sheet's captions.
 enum DemoGalleryFormats {
     static func sourceFormats(in html: String) -> [String] {
+        // "name · WxH format", then " · N frames" for an animation.
         html.components(separatedBy: "<figcaption>").dropFirst().compactMap { caption in
-            caption.components(separatedBy: "</figcaption>").first?.split(separator: " ").last.map(String.init)
+            caption.components(separatedBy: "</figcaption>").first?.components(separatedBy: " · ").dropFirst().first?
+                .split(separator: " ").last.map(String.init)
         }
     }
 }
