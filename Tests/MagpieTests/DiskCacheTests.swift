@@ -1,8 +1,9 @@
 import Foundation
-import Magpie
+@testable import Magpie
 #if canImport(Glibc)
 import Glibc
 #endif
+import Logging
 import MagpieTesting
 import Testing
 
@@ -189,9 +190,17 @@ struct DiskCacheScaleTests {
             #expect(created == 100_000)
             let clock = ContinuousClock()
             let openedAt = clock.now
-            let cache = DataCache(configuration: .init(directory: directory))
+            // The scan is held until the read is back, so the read cannot have waited for it.
+            // A read that did wait is let through after 30 s, and then fails the expectation
+            // below instead of hanging the suite.
+            let scanMayStart = DispatchSemaphore(value: 0)
+            DispatchQueue.global().asyncAfter(deadline: .now() + 30) { scanMayStart.signal() }
+            let cache = DataCache(
+                configuration: .init(directory: directory), logger: Logger(label: "test"), now: { Date() },
+                beforeScan: { scanMayStart.wait() })
             let read = await cache.entry(for: "wanted")
             let scanWasRunning = !cache.hasFinishedOpening
+            scanMayStart.signal()
             #expect(read == DiskCacheTests.entry("wanted"))
             #expect(scanWasRunning, "the read should not have waited for the scan")
             #expect(await cache.count == 100_001)

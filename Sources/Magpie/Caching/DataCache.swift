@@ -65,16 +65,28 @@ public final class DataCache: Sendable {
     public var hasFinishedOpening: Bool { opened.withLockedValue { $0 } }
 
     /// Opens (creating if needed) a cache. The directory is scanned in the background.
-    public init(
+    public convenience init(
         configuration: Configuration = .init(),
         logger: Logger = Logger(label: "magpie.disk-cache"),
         now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.init(configuration: configuration, logger: logger, now: now, beforeScan: nil)
+    }
+
+    /// `beforeScan` runs on the write queue before the opening scan: tests hold the scan there
+    /// to prove reads do not wait for it.
+    init(
+        configuration: Configuration, logger: Logger, now: @escaping @Sendable () -> Date,
+        beforeScan: (@Sendable () -> Void)?
     ) {
         self.configuration = configuration
         self.now = now
         self.logger = logger
         self.files = DiskFiles(directory: configuration.directory)
-        writeQueue.async { [self] in self.openDirectory() }
+        writeQueue.async { [self] in
+            beforeScan?()
+            self.openDirectory()
+        }
     }
 
     /// The entry stored under `key`, or `nil` on a miss (absent, expired, damaged).
