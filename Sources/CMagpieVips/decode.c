@@ -272,8 +272,8 @@ magpie_status magpie_render(magpie_image *image, unsigned char *destination, siz
         return MAGPIE_STATUS_FAILED;
     }
     // The source's size measures the work, not the output's: a 256 px thumbnail of a 12 MP
-    // photo still has 12 MP to shrink.
-    uint64_t source_pixels = (uint64_t)image->source.width * (uint64_t)image->source.height * (uint64_t)MAX(1, image->frames);
+    // photo still has 12 MP to shrink. (Animations render frame by frame, above.)
+    uint64_t source_pixels = (uint64_t)image->source.width * (uint64_t)image->source.height;
     if (source_pixels > 0 && source_pixels <= SMALL_IMAGE_PIXELS) return magpie_render_here(rgba, destination, error, error_length);
     // What vips_image_write_to_memory does, into the caller's buffer instead of a new one.
     VipsImage *target = vips_image_new_from_memory(destination, length, rgba->Xsize, rgba->Ysize,

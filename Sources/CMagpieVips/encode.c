@@ -10,12 +10,11 @@ magpie_status magpie_encode(const unsigned char *pixels, int width, int height, 
     *output_length = 0;
     int animated = options->frames > 1 && (options->format == MAGPIE_FORMAT_WEBP || options->format == MAGPIE_FORMAT_GIF);
     int rows = animated ? height * options->frames : height;
-    VipsImage *image = vips_image_new_from_memory(pixels, (size_t)width * rows * 4, width, rows, 4, VIPS_FORMAT_UCHAR);
+    VipsImage *image = magpie_wrap_rgba(pixels, width, rows);
     if (!image) {
         magpie_take_error(error, error_length, "could not wrap the pixels");
         return MAGPIE_STATUS_FAILED;
     }
-    image->Type = VIPS_INTERPRETATION_sRGB;
     if (animated) {
         // libvips' WebP and GIF savers write a tall image with these as an animation.
         vips_image_set_int(image, "page-height", height);

@@ -42,9 +42,8 @@ static size_t frame_bytes(const frame_plan *plan) { return (size_t)plan->frame_w
 static int process_frame(const frame_plan *plan, const unsigned char *pixels, magpie_crop_box *box, VipsImage **out,
                          char *error, size_t error_length) {
     size_t count = (size_t)plan->frame_width * plan->frame_height;
-    VipsImage *wrapped = vips_image_new_from_memory(pixels, count * 4, plan->frame_width, plan->frame_height, 4, VIPS_FORMAT_UCHAR);
+    VipsImage *wrapped = magpie_wrap_rgba(pixels, plan->frame_width, plan->frame_height);
     if (!wrapped) return -1;
-    wrapped->Type = VIPS_INTERPRETATION_sRGB;
     int opaque = plan->opaque >= 0 ? plan->opaque : magpie_is_opaque(pixels, count);
     int failed = magpie_run_operation(wrapped, opaque, &plan->options, box, out, error, error_length);
     g_object_unref(wrapped);

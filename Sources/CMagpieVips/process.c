@@ -219,14 +219,11 @@ magpie_status magpie_process(const unsigned char *pixels, int width, int height,
         return MAGPIE_STATUS_FAILED;
     }
     size_t pixel_count = (size_t)width * height * frames;
-    VipsImage *wrapped = vips_image_new_from_memory(pixels, pixel_count * 4, width, height * frames, 4, VIPS_FORMAT_UCHAR);
-    VipsImage *rgba = NULL, *out = NULL;
-    if (!wrapped || vips_copy(wrapped, &rgba, "interpretation", VIPS_INTERPRETATION_sRGB, NULL)) {
-        if (wrapped) g_object_unref(wrapped);
+    VipsImage *rgba = magpie_wrap_rgba(pixels, width, height * frames), *out = NULL;
+    if (!rgba) {
         magpie_take_error(error, error_length, "could not wrap the pixels");
         return MAGPIE_STATUS_FAILED;
     }
-    g_object_unref(wrapped);
     // One answer for all frames, so every frame is worked on the same way.
     int opaque = magpie_is_opaque(pixels, pixel_count);
     magpie_crop_box box = {0, 0, 0};

@@ -23,3 +23,9 @@ void magpie_set_error(char *error, size_t error_length, const char *text) {
         error[error_length - 1] = '\0';
     }
 }
+
+VipsImage *magpie_wrap_rgba(const unsigned char *pixels, int width, int rows) {
+    VipsImage *image = vips_image_new_from_memory(pixels, (size_t)width * rows * 4, width, rows, 4, VIPS_FORMAT_UCHAR);
+    if (image) image->Type = VIPS_INTERPRETATION_sRGB;
+    return image;
+}

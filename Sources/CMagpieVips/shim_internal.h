@@ -24,11 +24,12 @@ int magpie_is_heif_sequence(const unsigned char *data, size_t length);
 /// GIF image blocks whose data is complete (a truncated file's last frame is not).
 int magpie_gif_complete_frames(const unsigned char *data, size_t length);
 
+/// `rows` rows of `width` RGBA8 pixels in the caller's memory as an sRGB libvips image (no
+/// copy: the memory must outlive the image); NULL when libvips refuses.
+VipsImage *magpie_wrap_rgba(const unsigned char *pixels, int width, int rows);
+
 /// Brings any decoded image to 8-bit sRGB with an alpha band.
 int magpie_to_rgba8(VipsImage *in, VipsImage **out);
-
-/// Whether every one of `count` RGBA8 pixels is opaque.
-int magpie_is_opaque(const unsigned char *pixels, size_t count);
 
 /// Where a gravity crop put its box: the frames of an animation are cropped where the first
 /// frame was, so a smart crop cannot make them jump around.
@@ -46,9 +47,9 @@ int magpie_run_operation(VipsImage *rgba, int opaque, const magpie_process_optio
 /// Prepares `image` to render the `frames` frames stacked in `strip` one at a time, each
 /// through `options` (NULL: as they are). `pixels` is the strip's memory when the frames are
 /// already decoded (processing), NULL when `strip` decodes them. `opaque` is 1 or 0 when
-/// known for all frames, -1 to look at each frame once decoded. The first frame's pipeline is built here, which
-/// sizes the output, checks the options and fixes any crop box for the rest. Returns as
-/// `magpie_run_operation` does.
+/// known for all frames, -1 to look at each frame once decoded. The first frame's pipeline is
+/// built here, which sizes the output, checks the options and fixes any crop box for the
+/// rest. Returns as `magpie_run_operation` does.
 int magpie_plan_frames(VipsImage *strip, const unsigned char *pixels, int frames, int opaque,
                        const magpie_process_options *options, magpie_image *image, char *error, size_t error_length);
 
