@@ -5,7 +5,8 @@ import NIOCore
 import NIOConcurrencyHelpers
 import ServiceLifecycle
 
-/// An HTTP/1.1 server on 127.0.0.1 with an OS-chosen port, for tests, benchmarks and the demo.
+/// An HTTP/1.1 server on 127.0.0.1 (or another loopback address) with an OS-chosen port, for
+/// tests, benchmarks and the demo.
 ///
 /// ```swift
 /// let server = try await ImageServer.start()
@@ -17,19 +18,24 @@ import ServiceLifecycle
 public final class ImageServer: Sendable {
     /// The port the server listens on.
     public let port: Int
+    /// The address it listens on, as written in its URLs (`127.0.0.1`, `[::1]`).
+    public let host: String
     let routes: RouteTable
     private let services: ServiceGroup
     private let runner: Task<Void, any Error>
 
-    private init(port: Int, routes: RouteTable, services: ServiceGroup, runner: Task<Void, any Error>) {
+    private init(host: String, port: Int, routes: RouteTable, services: ServiceGroup, runner: Task<Void, any Error>) {
+        self.host = host
         self.port = port
         self.routes = routes
         self.services = services
         self.runner = runner
     }
 
-    /// Starts a server on 127.0.0.1, on `port` or, with 0, one the system chooses.
-    public static func start(port: Int = 0, logger: Logger = Logger(label: "magpie.test-server")) async throws -> ImageServer {
+    /// Starts a server on `address` (IPv4 or IPv6), on `port` or, with 0, one the system chooses.
+    public static func start(
+        address: String = "127.0.0.1", port: Int = 0, logger: Logger = Logger(label: "magpie.test-server")
+    ) async throws -> ImageServer {
         let routes = RouteTable()
         var quiet = logger
         quiet.logLevel = .critical
@@ -37,7 +43,7 @@ public final class ImageServer: Sendable {
         let application = Application(
             responder: RouteResponder(routes: routes),
             server: .http1(configuration: .init(additionalChannelHandlers: [ClientAbortHandler()])),
-            configuration: .init(address: .hostname("127.0.0.1", port: port), serverName: nil),
+            configuration: .init(address: .hostname(address, port: port), serverName: nil),
             onServerRunning: { channel in
                 portContinuation.yield(channel.localAddress?.port ?? 0)
                 portContinuation.finish()
@@ -53,7 +59,8 @@ public final class ImageServer: Sendable {
             runner.cancel()
             throw ServerError.couldNotStart
         }
-        return ImageServer(port: port, routes: routes, services: services, runner: runner)
+        let host = address.contains(":") ? "[\(address)]" : address
+        return ImageServer(host: host, port: port, routes: routes, services: services, runner: runner)
     }
 
     enum ServerError: Error {
@@ -62,7 +69,7 @@ public final class ImageServer: Sendable {
 
     /// The URL of `path` on this server.
     public func url(_ path: String) -> URL {
-        URL(string: "http://127.0.0.1:\(port)\(path.hasPrefix("/") ? path : "/" + path)")!
+        URL(string: "http://\(host):\(port)\(path.hasPrefix("/") ? path : "/" + path)")!
     }
 
     /// Serves `route` on `path`, replacing what was there.

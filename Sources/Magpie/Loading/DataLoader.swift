@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOHTTP1
+import NIOSOCKS
 
 /// Downloads bytes over HTTP(S) with AsyncHTTPClient, following redirects itself so that it
 /// can check each hop's scheme and keep credentials from other hosts.
@@ -212,6 +213,11 @@ struct DataLoader: Sendable {
 
     private func map(_ error: any Error, url: URL, destination: NetworkFailure.Destination) -> MagpieError {
         if error is CancellationError { return .cancelled }
+        if destination.proxy == nil, let gate = clients.gate, let refused = error as? SOCKSError.ConnectionFailed {
+            // The gate refused or could not connect; its SOCKS reply carries only a code.
+            let failure = gate.failure(host: destination.host, port: destination.port)
+            return .network(failure ?? NetworkFailure(.other, "cannot connect to \(destination.hostAndPort) (address gate reply \(refused.reply.value))"))
+        }
         if let error = error as? HTTPClientError {
             switch error {
             case .cancelled: return .cancelled

@@ -17,6 +17,7 @@
 /// | ``Reason/certificateExpired`` | the server's certificate is out of date (or not yet valid) | yes |
 /// | ``Reason/certificateForAnotherHost`` | the certificate names a different host | yes |
 /// | ``Reason/tlsHandshakeFailed`` | no common TLS version or cipher, client certificate refused | yes |
+/// | ``Reason/addressNotAllowed`` | the host resolves to an address the ``AddressPolicy`` refuses | no |
 /// | ``Reason/proxyFailed`` | the egress proxy refused or could not reach the origin | no |
 /// | ``Reason/connectionLost`` | reset or closed before the response ended | no |
 /// | ``Reason/other`` | anything else, such as a request modifier that threw | no |
@@ -44,6 +45,9 @@ public struct NetworkFailure: Error, Sendable, Hashable, CustomStringConvertible
         /// The TLS handshake failed for another reason: no common version or cipher, a
         /// refused client certificate.
         case tlsHandshakeFailed
+        /// The host resolves only to addresses the pipeline's ``AddressPolicy`` refuses
+        /// (loopback, private networks...).
+        case addressNotAllowed
         /// The egress proxy could not be reached or would not open a tunnel.
         case proxyFailed
         /// The connection was reset or closed before the response ended.
@@ -69,7 +73,7 @@ public struct NetworkFailure: Error, Sendable, Hashable, CustomStringConvertible
     var isTransient: Bool {
         switch reason {
         case .certificateNotTrusted, .certificateExpired, .certificateForAnotherHost, .tlsHandshakeFailed: false
-        case .hostNotFound, .connectionRefused, .hostUnreachable, .connectTimedOut, .proxyFailed, .connectionLost, .other: true
+        case .hostNotFound, .addressNotAllowed, .connectionRefused, .hostUnreachable, .connectTimedOut, .proxyFailed, .connectionLost, .other: true
         }
     }
 }

@@ -8,6 +8,8 @@ struct OutboundClients: Sendable {
     private let direct: HTTPClient
     private let proxied: [ProxySettings.Server: HTTPClient]
     private let proxy: ProxySettings?
+    /// Direct connections go through it when the configuration has an address policy.
+    let gate: AddressGate?
 
     init(configuration: ImagePipeline.Configuration) {
         var base = HTTPClient.Configuration(
@@ -20,7 +22,16 @@ struct OutboundClients: Sendable {
         // the error: it holds a download slot for seconds and fails the same way. A load that
         // fails is tried again by the next request for the URL.
         base.connectionPool.retryConnectionEstablishment = false
-        direct = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: base)
+        var direct = base
+        gate = configuration.addressPolicy.flatMap { policy in
+            // Binding 127.0.0.1:0 only fails when the machine has no loopback at all; then the
+            // client below has no gate to go through and every connection fails, never unchecked.
+            try? AddressGate(policy: policy, connectTimeout: configuration.connectTimeout, group: HTTPClient.defaultEventLoopGroup)
+        }
+        if configuration.addressPolicy != nil {
+            direct.proxy = .socksServer(host: "127.0.0.1", port: gate?.port ?? 0)
+        }
+        self.direct = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: direct)
         proxy = configuration.proxy
         var proxied: [ProxySettings.Server: HTTPClient] = [:]
         for server in [configuration.proxy?.http, configuration.proxy?.https].compactMap({ $0 }) where proxied[server] == nil {
@@ -41,6 +52,7 @@ struct OutboundClients: Sendable {
 
     func shutdown() async {
         try? await direct.shutdown()
+        await gate?.shutdown()
         for client in proxied.values { try? await client.shutdown() }
     }
 }

@@ -58,30 +58,3 @@ public struct ProxyBypass: Sendable, Hashable {
     }
 }
 
-/// An IPv4 or IPv6 address as its 4 or 16 bytes, for prefix matching.
-package struct IPAddressBytes: Sendable, Hashable {
-    package let bytes: [UInt8]
-
-    package init?(_ text: String) {
-        var v4 = in_addr()
-        var v6 = in6_addr()
-        if inet_pton(AF_INET, text, &v4) == 1 {
-            bytes = withUnsafeBytes(of: v4) { Array($0) }
-        } else if inet_pton(AF_INET6, text, &v6) == 1 {
-            bytes = withUnsafeBytes(of: v6) { Array($0) }
-        } else {
-            return nil
-        }
-    }
-
-    func contains(_ other: IPAddressBytes, prefixLength: Int) -> Bool {
-        guard other.bytes.count == bytes.count else { return false }
-        var remaining = prefixLength
-        for (mine, theirs) in zip(bytes, other.bytes) where remaining > 0 {
-            let mask: UInt8 = remaining >= 8 ? 0xFF : ~(0xFF >> UInt8(remaining))
-            guard mine & mask == theirs & mask else { return false }
-            remaining -= 8
-        }
-        return true
-    }
-}

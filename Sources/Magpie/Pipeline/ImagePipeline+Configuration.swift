@@ -36,6 +36,10 @@ extension ImagePipeline {
         /// An egress HTTP proxy; `nil` connects directly. See ``ProxySettings/init(environment:)``
         /// to take it from `HTTPS_PROXY`, `HTTP_PROXY` and `NO_PROXY`.
         public var proxy: ProxySettings?
+        /// Which addresses direct connections may reach, checked on the resolved address of
+        /// every connection (redirects included); `nil` (the default) connects wherever DNS
+        /// says. A server fetching URLs its clients chose wants ``AddressPolicy/publicOnly``.
+        public var addressPolicy: AddressPolicy?
         /// A download that receives nothing for this long fails with ``MagpieError/timedOut(_:)``.
         public var idleTimeout: Duration = .seconds(15)
         /// A download that takes longer than this in all fails with ``MagpieError/timedOut(_:)``.

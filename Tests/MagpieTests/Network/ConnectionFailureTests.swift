@@ -109,7 +109,8 @@ struct ConnectionFailureTests {
 
     @Test func blocklistRuleFollowsTheReason() {
         let transient: Set<NetworkFailure.Reason> = [
-            .hostNotFound, .connectionRefused, .hostUnreachable, .connectTimedOut, .proxyFailed, .connectionLost, .other,
+            .hostNotFound, .addressNotAllowed, .connectionRefused, .hostUnreachable, .connectTimedOut, .proxyFailed, .connectionLost,
+            .other,
         ]
         for reason in NetworkFailure.Reason.allCases {
             #expect(MagpieError.network(NetworkFailure(reason, "x")).isTransient == transient.contains(reason), "\(reason)")

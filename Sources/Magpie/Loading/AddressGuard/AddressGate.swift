@@ -1,0 +1,209 @@
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import NIOSOCKS
+
+/// Where a pipeline with an ``AddressPolicy`` opens its connections: a SOCKS5 server on
+/// 127.0.0.1 inside the process. AsyncHTTPClient hands it the host name; the gate resolves the
+/// name, refuses addresses the policy refuses, connects to an allowed one and relays bytes.
+/// AsyncHTTPClient has no hook at connect time, and checking a name before handing it to the
+/// client would let a name rebound between the two lookups through; here the address checked
+/// is the address connected to. TLS runs end to end through the relay.
+///
+/// Any local process could connect to the gate too, but it only reaches what the policy
+/// allows, which such a process could reach directly.
+final class AddressGate: Sendable {
+    let port: Int
+    private let listener: any Channel
+    private let failures: FailureLog
+
+    /// Binds the gate. Binding to loopback is immediate, so this blocks only for a moment.
+    init(policy: AddressPolicy, connectTimeout: Duration, group: any EventLoopGroup) throws {
+        let failures = FailureLog()
+        let settings = GateSettings(policy: policy, connectTimeout: TimeAmount(connectTimeout), failures: failures)
+        listener = try ServerBootstrap(group: group)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(SOCKSServerHandshakeHandler())
+                    try channel.pipeline.syncOperations.addHandler(GateHandler(settings: settings))
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0)
+            .wait()
+        port = listener.localAddress?.port ?? 0
+        self.failures = failures
+    }
+
+    /// Why the last connection to `host:port` through the gate failed: the policy's refusal or
+    /// the resolver's or socket's error, which the SOCKS reply cannot carry.
+    func failure(host: String, port: Int) -> NetworkFailure? {
+        failures.failure(for: FailureLog.key(host, port))
+    }
+
+    func shutdown() async {
+        try? await listener.close()
+    }
+}
+
+struct GateSettings: Sendable {
+    let policy: AddressPolicy
+    let connectTimeout: TimeAmount
+    let failures: FailureLog
+}
+
+/// The latest failure per destination, bounded so that a crawl of many hosts cannot grow it.
+final class FailureLog: Sendable {
+    private let entries = NIOLockedValueBox([String: NetworkFailure]())
+
+    /// IP addresses are keyed in one spelling, as URLs and SOCKS may write them differently.
+    static func key(_ host: String, _ port: Int) -> String {
+        "\(IPAddressBytes(host)?.description ?? host.lowercased()):\(port)"
+    }
+
+    func record(_ failure: NetworkFailure, for key: String) {
+        entries.withLockedValue { entries in
+            if entries.count >= 1024 { entries.removeAll(keepingCapacity: true) }
+            entries[key] = failure
+        }
+    }
+
+    func failure(for key: String) -> NetworkFailure? {
+        entries.withLockedValue { $0[key] }
+    }
+}
+
+/// Answers one SOCKS5 client: no authentication, CONNECT only.
+private final class GateHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ClientMessage
+    typealias OutboundOut = ServerMessage
+
+    private let settings: GateSettings
+
+    init(settings: GateSettings) {
+        self.settings = settings
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .greeting(let greeting):
+            let method: AuthenticationMethod = greeting.methods.contains(.noneRequired) ? .noneRequired : .noneAcceptable
+            context.writeAndFlush(wrapOutboundOut(.selectedAuthenticationMethod(.init(method: method))), promise: nil)
+        case .request(let request) where request.command == .connect:
+            open(request.addressType, context: context)
+        case .request, .authenticationData:
+            reply(.commandUnsupported, context: context)
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        leaveAndClose(context: context)
+    }
+
+    /// Closing removes the handshake handler, which hands on whatever it buffered: this handler
+    /// must be gone by then, since it reads only SOCKS messages.
+    private func leaveAndClose(context: ChannelHandlerContext) {
+        let channel = context.channel
+        context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+        channel.close(promise: nil)
+    }
+
+    private func open(_ target: SOCKSAddress, context: ChannelHandlerContext) {
+        let (host, port): (String, Int)
+        switch target {
+        case .domain(let name, let p): (host, port) = (name, p)
+        case .address(let address): (host, port) = (address.ipAddress ?? "", address.port ?? 0)
+        }
+        let key = FailureLog.key(host, port)
+        let settings = self.settings
+        let place = NetworkFailure.Destination.hostAndPort(host, port)
+        NIOThreadPool.singleton.runIfActive(eventLoop: context.eventLoop) { () throws(NetworkFailure) -> [SocketAddress] in
+            let addresses = try HostResolver.addresses(of: host, port: port)
+            let allowed = addresses.filter { IPAddressBytes($0).map { settings.policy.refusal(for: $0) == nil } ?? false }
+            guard !allowed.isEmpty else {
+                let refused = addresses.first.flatMap { IPAddressBytes($0) }
+                let why = refused.flatMap { settings.policy.refusal(for: $0) } ?? "no address is allowed"
+                throw NetworkFailure(.addressNotAllowed, "refused to connect to \(place): \(host) resolves to \(why)")
+            }
+            return allowed
+        }
+        .assumeIsolated()
+        .whenComplete { result in
+            switch result {
+            case .success(let addresses):
+                self.connect(to: addresses[...], place: place, key: key, context: context)
+            case .failure(let error):
+                let failure = error as? NetworkFailure ?? NetworkFailure(.other, "cannot resolve \(host): \(error)")
+                self.settings.failures.record(failure, for: key)
+                self.reply(failure.reason == .addressNotAllowed ? .notAllowed : .hostUnreachable, context: context)
+            }
+        }
+    }
+
+    /// Tries each allowed address in turn, as a client connecting by name would.
+    private func connect(to addresses: ArraySlice<SocketAddress>, place: String, key: String, context: ChannelHandlerContext) {
+        guard let address = addresses.first else { return }
+        let inbound = context.channel
+        ClientBootstrap(group: context.eventLoop)
+            .connectTimeout(settings.connectTimeout)
+            // Nothing is read from the origin until the client has its SOCKS reply.
+            .channelOption(.autoRead, value: false)
+            .channelInitializer { outbound in
+                outbound.eventLoop.makeCompletedFuture {
+                    try outbound.pipeline.syncOperations.addHandler(ByteRelay(partner: inbound))
+                }
+            }
+            .connect(to: address)
+            .assumeIsolated()
+            .whenComplete { result in
+                switch result {
+                case .success(let outbound):
+                    self.startRelaying(to: outbound, context: context)
+                case .failure where addresses.count > 1:
+                    self.connect(to: addresses.dropFirst(), place: place, key: key, context: context)
+                case .failure(let error):
+                    let destination = NetworkFailure.Destination(
+                        host: address.ipAddress ?? place, port: address.port ?? 0, proxy: nil,
+                        connectTimeout: Duration(self.settings.connectTimeout))
+                    let failure = NetworkFailure(classifying: error, to: destination)
+                        ?? NetworkFailure(.other, "cannot connect to \(place): \(error)")
+                    self.settings.failures.record(failure, for: key)
+                    self.reply(failure.reason == .connectTimedOut ? .ttlExpired : .refused, context: context)
+                }
+            }
+    }
+
+    private func startRelaying(to outbound: any Channel, context: ChannelHandlerContext) {
+        let bound = outbound.localAddress.map { SOCKSAddress.address($0) } ?? Self.unspecified
+        context.writeAndFlush(wrapOutboundOut(.response(.init(reply: .succeeded, boundAddress: bound))), promise: nil)
+        do {
+            // This handler leaves first: removing the handshake handler passes on any bytes it
+            // holds, and they are for the relay, not for this handler.
+            let pipeline = context.pipeline.syncOperations
+            try pipeline.addHandler(ByteRelay(partner: outbound))
+            let handshake = try pipeline.handler(type: SOCKSServerHandshakeHandler.self)
+            pipeline.removeHandler(context: context, promise: nil)
+            pipeline.removeHandler(handshake, promise: nil)
+            outbound.setOption(ChannelOptions.autoRead, value: true).whenFailure { _ in outbound.close(promise: nil) }
+        } catch {
+            outbound.close(promise: nil)
+            leaveAndClose(context: context)
+        }
+    }
+
+    /// `0.0.0.0:0`, the bound address of a reply that has none.
+    private static var unspecified: SOCKSAddress {
+        (try? SocketAddress(ipAddress: "0.0.0.0", port: 0)).map { .address($0) } ?? .domain("0.0.0.0", port: 0)
+    }
+
+    private func reply(_ code: SOCKSServerReply, context: ChannelHandlerContext) {
+        context.writeAndFlush(wrapOutboundOut(.response(.init(reply: code, boundAddress: Self.unspecified)))).assumeIsolated()
+            .whenComplete { _ in self.leaveAndClose(context: context) }
+    }
+}
+
+extension Duration {
+    init(_ amount: TimeAmount) {
+        self = .nanoseconds(amount.nanoseconds)
+    }
+}
