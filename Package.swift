@@ -13,6 +13,7 @@ let package = Package(
     name: "Magpie",
     products: [
         .library(name: "Magpie", targets: ["Magpie"]),
+        .library(name: "MagpieServer", targets: ["MagpieServer"]),
         .library(name: "MagpieTesting", targets: ["MagpieTesting"]),
         .executable(name: "magpie", targets: ["magpie"]),
     ],
@@ -30,6 +31,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         .systemLibrary(
@@ -67,6 +69,24 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            name: "MagpieServer",
+            dependencies: [
+                "Magpie",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "MagpieTesting",
             dependencies: [
                 "Magpie",
@@ -88,6 +108,7 @@ let package = Package(
             name: "MagpieCLI",
             dependencies: [
                 "Magpie",
+                "MagpieServer",
                 "MagpieTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -120,7 +141,10 @@ let package = Package(
         .testTarget(
             name: "MagpieTests",
             dependencies: [
-                "Magpie", "MagpieTesting", "MagpieCLI",
+                "Magpie", "MagpieTesting", "MagpieCLI", "MagpieServer",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),

@@ -127,14 +127,30 @@ static magpie_status decode_animation(const void *data, size_t length, const mag
     return MAGPIE_STATUS_OK;
 }
 
+// Cover: the box the image fits inside at the scale where it covers the requested box, so
+// nothing is cropped yet and a crop with any gravity can follow.
+static void cover_box(const magpie_header *source, int *width, int *height) {
+    int turned = source->orientation >= 5;
+    double source_width = turned ? source->height : source->width, source_height = turned ? source->width : source->height;
+    if (*width <= 0 || *height <= 0 || source_width <= 0 || source_height <= 0) return;
+    if (*width / source_width > *height / source_height) *height = VIPS_MAX_COORD;
+    else *width = VIPS_MAX_COORD;
+}
+
 magpie_status magpie_decode(const void *data, size_t length, const magpie_decode_options *options,
                   magpie_image *image, char *error, size_t error_length) {
     memset(image, 0, sizeof *image);
+    int status = magpie_read_header(data, length, &image->source, error, error_length);
+    if (status != MAGPIE_STATUS_OK) return status;
+    magpie_decode_options adjusted = *options;
+    if (adjusted.fill == MAGPIE_FILL_COVER) {
+        cover_box(&image->source, &adjusted.target_width, &adjusted.target_height);
+        adjusted.fill = 0;
+    }
+    options = &adjusted;
     const uint64_t max_pixels = options->max_pixels;
     const int target_width = options->target_width, target_height = options->target_height;
     const int fill = options->fill, partial = options->partial;
-    int status = magpie_read_header(data, length, &image->source, error, error_length);
-    if (status != MAGPIE_STATUS_OK) return status;
 
     uint64_t declared = (uint64_t)image->source.width * (uint64_t)image->source.height;
     if (max_pixels > 0 && declared > max_pixels) {

@@ -10,7 +10,7 @@ public struct MagpieCommand: AsyncParsableCommand {
             Exit status: 0 when everything succeeded, 1 when some images failed, 2 on usage errors.
             """,
         subcommands: [
-            FetchCommand.self, PrefetchCommand.self, CacheCommand.self, ServeCommand.self, DemoCommand.self,
+            FetchCommand.self, PrefetchCommand.self, CacheCommand.self, ServeCommand.self, ProxyCommand.self, DemoCommand.self,
         ])
 
     public init() {}

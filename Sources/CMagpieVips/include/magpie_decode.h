@@ -11,11 +11,15 @@
 extern "C" {
 #endif
 
+/// `fill` value: cover the box without cropping.
+#define MAGPIE_FILL_COVER 2
+
 typedef struct {
     /// Images declaring more pixels are refused before any pixel is decoded; 0 for no limit.
     uint64_t max_pixels;
-    /// Above 0: downsample at load time to fit inside (or with `fill`, to cover and be
-    /// centre-cropped to) this box; the image is never enlarged.
+    /// Above 0: downsample at load time to fit inside (or with `fill` 1, to cover and be
+    /// centre-cropped to; with MAGPIE_FILL_COVER, to cover without cropping) this box; the
+    /// image is never enlarged.
     int target_width;
     int target_height;
     int fill;

@@ -34,7 +34,7 @@ public final class ImageCache: Sendable {
         }
     }
 
-    private let state: NIOLockedValueBox<LRUStore>
+    private let state: NIOLockedValueBox<LRUStore<ImageCacheKey, DecodedImage>>
     private let limits: Limits
     private let now: @Sendable () -> ContinuousClock.Instant
 

@@ -1,41 +1,43 @@
 /// A doubly linked list threaded through an array of slots, with a dictionary from key to
 /// slot: O(1) lookup, promotion and eviction. Not thread-safe; ``ImageCache`` guards it with
-/// a lock.
+/// a lock, and so does the proxy server's result cache.
 ///
 /// Links are slot numbers rather than object references, so a hit retains nothing but the
-/// image it returns, and the store is a plain value (`Sendable` without exceptions).
-struct LRUStore: Sendable {
+/// value it returns, and the store is a plain value (`Sendable` without exceptions).
+package struct LRUStore<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private struct Slot: Sendable {
-        var key: ImageCacheKey
-        /// `nil` while the slot is free, so its pixels are released at once (the key stays
+        var key: Key
+        /// `nil` while the slot is free, so its value is released at once (the key stays
         /// until the slot is reused; the slot array never outgrows the most entries held).
-        var image: DecodedImage?
+        var image: Value?
         var cost: Int
         var expiry: ContinuousClock.Instant?
         var older: Int
         var newer: Int
     }
 
-    private static let none = -1
+    private static var none: Int { -1 }
 
     private var slots: [Slot] = []
     private var freeSlots: [Int] = []
-    private var indexOfKey: [ImageCacheKey: Int] = [:]
-    private var oldest = LRUStore.none
-    private var newest = LRUStore.none
-    private(set) var totalCost = 0
+    private var indexOfKey: [Key: Int] = [:]
+    private var oldest = -1
+    private var newest = -1
+    package private(set) var totalCost = 0
 
-    var count: Int { indexOfKey.count }
+    package init() {}
 
-    /// The image for `key`, ignoring expiry (the cache has no time to live).
-    mutating func value(for key: ImageCacheKey) -> DecodedImage? {
+    package var count: Int { indexOfKey.count }
+
+    /// The value for `key`, ignoring expiry (the cache has no time to live).
+    package mutating func value(for key: Key) -> Value? {
         guard let index = indexOfKey[key] else { return nil }
         moveToNewest(index)
         return slots[index].image
     }
 
-    /// The image for `key` unless it expired at or before `now`.
-    mutating func value(for key: ImageCacheKey, at now: ContinuousClock.Instant) -> DecodedImage? {
+    /// The value for `key` unless it expired at or before `now`.
+    package mutating func value(for key: Key, at now: ContinuousClock.Instant) -> Value? {
         guard let index = indexOfKey[key] else { return nil }
         if let expiry = slots[index].expiry, expiry <= now {
             remove(at: index)
@@ -45,7 +47,7 @@ struct LRUStore: Sendable {
         return slots[index].image
     }
 
-    mutating func insert(_ image: DecodedImage, cost: Int, expiry: ContinuousClock.Instant?, for key: ImageCacheKey) {
+    package mutating func insert(_ image: Value, cost: Int, expiry: ContinuousClock.Instant?, for key: Key) {
         if let index = indexOfKey[key] {
             totalCost += cost - slots[index].cost
             slots[index].image = image
@@ -68,14 +70,14 @@ struct LRUStore: Sendable {
         append(index)
     }
 
-    mutating func remove(_ key: ImageCacheKey) -> DecodedImage? {
+    package mutating func remove(_ key: Key) -> Value? {
         guard let index = indexOfKey[key] else { return nil }
         let image = slots[index].image
         remove(at: index)
         return image
     }
 
-    mutating func removeAll() {
+    package mutating func removeAll() {
         slots.removeAll()
         freeSlots.removeAll()
         indexOfKey.removeAll()
@@ -84,7 +86,7 @@ struct LRUStore: Sendable {
         totalCost = 0
     }
 
-    mutating func trim(toCost cost: Int, count: Int) {
+    package mutating func trim(toCost cost: Int, count: Int) {
         while totalCost > cost || indexOfKey.count > count, oldest != Self.none {
             remove(at: oldest)
         }

@@ -46,7 +46,12 @@ public struct VipsDecoder: ImageDecoding {
             options.max_pixels = UInt64(max(0, maximumPixels))
             options.target_width = Int32(clamping: thumbnail?.width ?? 0)
             options.target_height = Int32(clamping: thumbnail?.height ?? 0)
-            options.fill = thumbnail?.contentMode == .fill ? 1 : 0
+            options.fill =
+                switch thumbnail?.contentMode {
+                case .fill: 1
+                case .cover: MAGPIE_FILL_COVER
+                case .fit, nil: 0
+                }
             options.partial = partial ? 1 : 0
             options.all_frames = decoding.decodesAllFrames ? 1 : 0
             options.max_frames = Int32(clamping: max(0, decoding.maximumAnimationFrames))

@@ -3,6 +3,8 @@ import CMagpieVips
 /// Formats ``ImageEncoder`` writes.
 public enum EncodedFormat: String, Sendable, CaseIterable {
     case png, jpeg, webp, gif
+    /// AV1 in HEIF. Stills only: an animation is written as its first frame.
+    case avif
 
     /// The usual file name extension.
     public var fileExtension: String { self == .jpeg ? "jpg" : rawValue }
@@ -13,6 +15,7 @@ public enum EncodedFormat: String, Sendable, CaseIterable {
         case .jpeg: MAGPIE_FORMAT_JPEG
         case .webp: MAGPIE_FORMAT_WEBP
         case .gif: MAGPIE_FORMAT_GIF
+        case .avif: MAGPIE_FORMAT_HEIF
         }
     }
 }
@@ -35,7 +38,7 @@ public struct ImageEncoder: Sendable {
 
     /// Encodes `image`. JPEG has no alpha, so transparent pixels are flattened onto black.
     /// An animation is written with every frame, its delays and loop count as WebP or GIF;
-    /// PNG and JPEG get its first frame.
+    /// PNG, JPEG and AVIF get its first frame.
     public func encode(_ image: DecodedImage, as format: EncodedFormat) throws(MagpieError) -> [UInt8] {
         try VipsRuntime.start()
         var output: UnsafeMutablePointer<UInt8>?

@@ -7,10 +7,13 @@ import CMagpieVips
 enum VariantEncoding {
     static func encode(_ image: DecodedImage) throws(MagpieError) -> [UInt8] {
         if image.isAnimated { return try ImageEncoder(quality: 90).encode(image, as: .webp) }
-        return try ImageEncoder(quality: 90).encode(image, as: isOpaque(image) ? .jpeg : .png)
+        return try ImageEncoder(quality: 90).encode(image, as: image.isOpaque ? .jpeg : .png)
     }
+}
 
-    static func isOpaque(_ image: DecodedImage) -> Bool {
-        image.pixels.withUnsafeBufferPointer { magpie_is_opaque($0.baseAddress, image.width * image.height * image.frameCount) != 0 }
+extension DecodedImage {
+    /// Whether every pixel of every frame is fully opaque (checked by scanning them).
+    public var isOpaque: Bool {
+        pixels.withUnsafeBufferPointer { magpie_is_opaque($0.baseAddress, width * height * frameCount) != 0 }
     }
 }

@@ -20,6 +20,6 @@ enum FileURLReader {
         else { throw .network(NetworkFailure(.other, "cannot read \(path)")) }
         guard size <= limit else { throw .responseTooLarge(limit: limit) }
         guard let data = FileManager.default.contents(atPath: path) else { throw .network(NetworkFailure(.other, "cannot read \(path)")) }
-        return LoadedData(bytes: Array(data), contentType: nil, source: .disk)
+        return LoadedData(bytes: Array(data), metadata: nil, source: .disk)
     }
 }

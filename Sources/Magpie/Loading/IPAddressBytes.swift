@@ -8,12 +8,12 @@ package struct IPAddressBytes: Sendable, Hashable, CustomStringConvertible {
     /// Parses an address in text; IPv6 may be written in brackets, as in URLs.
     package init?(_ text: String) {
         let bare = text.hasPrefix("[") && text.hasSuffix("]") ? String(text.dropFirst().dropLast()) : text
-        var v4 = in_addr()
-        var v6 = in6_addr()
+        var v4 = [UInt8](repeating: 0, count: 4)
+        var v6 = [UInt8](repeating: 0, count: 16)
         if inet_pton(AF_INET, bare, &v4) == 1 {
-            bytes = withUnsafeBytes(of: v4) { Array($0) }
+            bytes = v4
         } else if inet_pton(AF_INET6, bare, &v6) == 1 {
-            bytes = withUnsafeBytes(of: v6) { Array($0) }
+            bytes = v6
         } else {
             return nil
         }

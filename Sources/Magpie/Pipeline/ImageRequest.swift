@@ -120,6 +120,9 @@ public struct ImageRequest: Sendable, Hashable {
             case fit
             /// The image covers the box and is centre-cropped to it.
             case fill
+            /// The image is shrunk until it just covers the box, and not cropped: for a crop
+            /// with another gravity, or a smart crop, afterwards.
+            case cover
         }
     }
 }

@@ -41,4 +41,6 @@ public struct DataResponse: Sendable {
     public let contentType: String?
     /// Where the bytes came from (never ``ImageSource/memory``).
     public let source: ImageSource
+    /// The origin's validators (`ETag`, `Last-Modified`) and freshness, for HTTP(S) sources.
+    public let metadata: HTTPMetadata?
 }

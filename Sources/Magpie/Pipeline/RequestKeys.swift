@@ -76,7 +76,13 @@ struct RequestKeys: Sendable {
         guard thumbnail != nil || !processors.isEmpty else { return nil }
         var parts: [String] = firstFrameOnly ? ["first-frame"] : []
         if let thumbnail {
-            parts.append("thumbnail=\(thumbnail.width)x\(thumbnail.height)\(thumbnail.contentMode == .fill ? ",fill" : "")")
+            let mode =
+                switch thumbnail.contentMode {
+                case .fit: ""
+                case .fill: ",fill"
+                case .cover: ",cover"
+                }
+            parts.append("thumbnail=\(thumbnail.width)x\(thumbnail.height)\(mode)")
         }
         parts += processors
         return parts.joined(separator: "|")

@@ -3,8 +3,10 @@ import Foundation
 /// Original bytes and where they came from.
 struct LoadedData: Sendable {
     let bytes: [UInt8]
-    let contentType: String?
+    let metadata: HTTPMetadata?
     let source: ImageSource
+
+    var contentType: String? { metadata?.contentType }
 }
 
 /// The first stage: gets a request's original bytes from the disk cache, or waits for a
@@ -38,7 +40,7 @@ final class FetchOriginalData: Sendable {
         // A refresh always asks the server: conditionally when the entry has a validator,
         // otherwise by downloading again.
         if let cached, !request.options.contains(.refreshCached) {
-            return LoadedData(bytes: cached.data, contentType: cached.metadata.contentType, source: .disk)
+            return LoadedData(bytes: cached.data, metadata: cached.metadata, source: .disk)
         }
         if request.options.contains(.cacheOnly) { throw .notCached }
 
@@ -89,7 +91,7 @@ final class FetchOriginalData: Sendable {
             if let etag = fresh.etag { entry.metadata.etag = etag }
             if let lastModified = fresh.lastModified { entry.metadata.lastModified = lastModified }
             context.dataCache?.store(entry)
-            return LoadedData(bytes: entry.data, contentType: entry.metadata.contentType, source: .network)
+            return LoadedData(bytes: entry.data, metadata: entry.metadata, source: .network)
         case .downloaded(let bytes, let metadata):
             context.recorder.record(.downloaded(bytes: bytes.count))
             if let dataCache = context.dataCache {
@@ -102,7 +104,7 @@ final class FetchOriginalData: Sendable {
                     dataCache.store(CachedData(key: dataKey, data: bytes, metadata: metadata))
                 }
             }
-            return LoadedData(bytes: bytes, contentType: metadata.contentType, source: .network)
+            return LoadedData(bytes: bytes, metadata: metadata, source: .network)
         }
     }
 }

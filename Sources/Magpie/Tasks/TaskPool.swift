@@ -2,16 +2,21 @@ import NIOConcurrencyHelpers
 
 /// Shared tasks by the key of what they produce, so identical work is done once: a request
 /// that arrives while the work for its key is running joins it instead of starting another.
-final class TaskPool<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+package final class TaskPool<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private let tasks = NIOLockedValueBox([Key: SharedTask<Value>]())
     private let tracker: WorkTracker?
 
-    init(tracker: WorkTracker? = nil) {
+    init(tracker: WorkTracker?) {
         self.tracker = tracker
     }
 
+    /// A pool whose work no tracker counts (the proxy server coalesces results with one).
+    package init() {
+        tracker = nil
+    }
+
     /// The running task for `key`, or a new one doing `work`. `joined` tells which.
-    func task(for key: Key, work: @escaping SharedTask<Value>.Work) -> (task: SharedTask<Value>, joined: Bool) {
+    package func task(for key: Key, work: @escaping SharedTask<Value>.Work) -> (task: SharedTask<Value>, joined: Bool) {
         tasks.withLockedValue { tasks in
             if let existing = tasks[key] { return (existing, true) }
             let task = SharedTask<Value>(work: work) { [weak self] ended in
@@ -26,5 +31,5 @@ final class TaskPool<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     }
 
     /// Tasks still running.
-    var count: Int { tasks.withLockedValue { $0.count } }
+    package var count: Int { tasks.withLockedValue { $0.count } }
 }

@@ -1,0 +1,172 @@
+import ArgumentParser
+import Foundation
+import Logging
+import Magpie
+import MagpieServer
+
+struct ProxyCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "proxy",
+        abstract: "Serve resized images from source URLs: an image proxy for production.",
+        discussion: """
+            URLs are /SIGNATURE/OPTIONS/SOURCE. OPTIONS are segments like s:256:256, fit:fill, g:smart, q:80, \
+            f:auto, dpr:2, blur:3, r:16, ff:1 or pr:NAME; SOURCE is plain/<percent-encoded URL> or the URL in \
+            URL-safe base64. SIGNATURE is the URL-safe base64 HMAC-SHA256 of the salt followed by /OPTIONS/SOURCE. \
+            Keys and salts are hex; give several pairs to rotate them ($MAGPIE_PROXY_KEY and $MAGPIE_PROXY_SALT \
+            take comma-separated lists). /health and /metrics are served beside. SIGTERM drains requests in \
+            flight and stops.
+            """)
+
+    @Option(help: "Address to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(help: "Port (0 lets the system choose).")
+    var port = 8080
+
+    @Option(name: .customLong("signing-key"), help: ArgumentHelp("HMAC key in hex; repeat to rotate.", valueName: "hex"))
+    var signingKeys: [String] = []
+
+    @Option(name: .customLong("signing-salt"), help: ArgumentHelp("Salt in hex, one per --signing-key.", valueName: "hex"))
+    var signingSalts: [String] = []
+
+    @Flag(help: "Accept unsigned URLs (signature segment 'unsafe'). For development only.")
+    var allowUnsigned = false
+
+    @Option(name: .customLong("allow-host"), help: ArgumentHelp("Source host allowed (example.com, *.example.com); repeat. Default: any.", valueName: "pattern"))
+    var allowedHosts: [String] = []
+
+    @Option(
+        name: .customLong("allow-addresses"),
+        help: ArgumentHelp(
+            "Address ranges sources may resolve to besides public ones: loopback, private, link-local, cgnat (comma-separated).",
+            valueName: "list"))
+    var allowedAddresses: String?
+
+    @Option(name: .customLong("preset"), help: ArgumentHelp("A named option set, NAME=s:256:256/fit:fill; repeat.", valueName: "name=options"))
+    var presets: [String] = []
+
+    @Option(help: ArgumentHelp("Folder for originals and results on disk.", valueName: "dir"))
+    var cacheDir: String?
+
+    @Flag(help: "Keep nothing on disk.")
+    var noDiskCache = false
+
+    @Option(help: ArgumentHelp("Cache-Control max-age of images, in seconds.", valueName: "seconds"))
+    var maxAge = 86_400
+
+    @Option(help: ArgumentHelp("Images processed at once (default: one per core).", valueName: "n"))
+    var slots: Int?
+
+    @Option(help: ArgumentHelp("Images waiting for a slot before requests get 503.", valueName: "n"))
+    var queue = 64
+
+    @Option(help: ArgumentHelp("Seconds before a request gets 504.", valueName: "seconds"))
+    var timeout: Double = 30
+
+    @Option(help: ArgumentHelp("Largest source in megabytes.", valueName: "MB"))
+    var maxSourceMB = 32
+
+    @Option(help: ArgumentHelp("Largest source in megapixels.", valueName: "MP"))
+    var maxSourceMP = 50
+
+    @OptionGroup var connection: ConnectionOptions
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
+        guard maxAge >= 0, queue >= 0, timeout > 0, maxSourceMB > 0, maxSourceMP > 0 else {
+            throw ValidationError("--max-age and --queue cannot be negative; --timeout, --max-source-mb and --max-source-mp must be positive.")
+        }
+        if let slots, slots < 1 { throw ValidationError("--slots must be at least 1.") }
+    }
+
+    func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let configuration: ProxyConfiguration
+        do {
+            configuration = try makeConfiguration(environment: environment)
+        } catch let error as ValidationError {
+            throw error
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        let proxy: ImageProxy
+        do {
+            proxy = try ImageProxy(configuration: configuration)
+        } catch {
+            throw ValidationError("\(error).")
+        }
+        let console = Console(isInteractive: false)
+        let host = self.host
+        let server = ProxyServer(proxy: proxy, host: host, port: port)
+        do {
+            try await server.run { port in
+                let shown = host.contains(":") ? "[\(host)]" : host
+                console.output("Proxy listening on http://\(shown):\(port)/ (health: /health, metrics: /metrics). SIGTERM or Ctrl-C stops it.")
+            }
+        } catch {
+            FileHandle.standardError.write(Data("error: cannot serve on \(host):\(port): \(error)\n".utf8))
+            throw ExitCode(ExitStatus.failure)
+        }
+        console.output("Stopped.")
+    }
+
+    private func makeConfiguration(environment: [String: String]) throws -> ProxyConfiguration {
+        let directory: URL? =
+            noDiskCache ? nil : URL(fileURLWithPath: cacheDir ?? DataCache.defaultDirectory.deletingLastPathComponent().appendingPathComponent("magpie-proxy").path)
+        var configuration = ProxyConfiguration(cacheDirectory: directory)
+        configuration.signingKeys = try signingPairs(environment: environment)
+        configuration.allowsUnsignedURLs = allowUnsigned
+        configuration.sources = SourcePolicy(allowedHosts: allowedHosts)
+        configuration.cacheMaxAge = .seconds(maxAge)
+        configuration.queueLimit = queue
+        if let slots { configuration.processingSlots = slots }
+        configuration.requestTimeout = .nanoseconds(Int64(timeout * 1e9))
+        configuration.pipeline.maximumResponseBytes = maxSourceMB * 1_000_000
+        configuration.pipeline.maximumPixels = maxSourceMP * 1_000_000
+        configuration.pipeline.addressPolicy = try AddressPolicy(allowing: addressRanges())
+        for preset in presets {
+            guard let equals = preset.firstIndex(of: "="), equals != preset.startIndex else {
+                throw ValidationError("--preset '\(preset)' is not NAME=OPTIONS.")
+            }
+            configuration.presets[String(preset[..<equals])] = String(preset[preset.index(after: equals)...])
+        }
+        try connection.apply(to: &configuration.pipeline, environment: environment)
+        var logger = Logger(label: "magpie.proxy")
+        logger.logLevel = .info
+        configuration.logger = logger
+        return configuration
+    }
+
+    private func signingPairs(environment: [String: String]) throws -> [SigningKey] {
+        var keys = signingKeys
+        var salts = signingSalts
+        if keys.isEmpty, let listed = environment["MAGPIE_PROXY_KEY"], !listed.isEmpty {
+            keys = listed.split(separator: ",").map(String.init)
+            salts = (environment["MAGPIE_PROXY_SALT"] ?? "").split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        }
+        guard keys.count == salts.count else {
+            throw ValidationError("give one salt per signing key (\(keys.count) keys, \(salts.count) salts).")
+        }
+        return try zip(keys, salts).map { key, salt in
+            do {
+                return try SigningKey(keyHex: key, saltHex: salt)
+            } catch {
+                throw ValidationError("\(error).")
+            }
+        }
+    }
+
+    private func addressRanges() throws -> AddressPolicy.Ranges {
+        var ranges: AddressPolicy.Ranges = []
+        for name in (allowedAddresses ?? "").split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
+            switch name {
+            case "loopback": ranges.insert(.loopback)
+            case "private": ranges.insert(.privateNetworks)
+            case "link-local": ranges.insert(.linkLocal)
+            case "cgnat": ranges.insert(.sharedAddressSpace)
+            default: throw ValidationError("--allow-addresses: '\(name)' is not loopback, private, link-local or cgnat.")
+            }
+        }
+        return ranges
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import Magpie
+import NIOConcurrencyHelpers
+
+/// Encoded results by source and variant: in memory (LRU, bounded in bytes) and, when the
+/// pipeline has a disk cache, beside the original there as a variant, so new bytes for the
+/// source retire them with it.
+final class ResultCache: Sendable {
+    enum Tier: String, Sendable {
+        case memory, disk
+    }
+
+    struct Key: Sendable, Hashable {
+        /// The pipeline's key of the original.
+        let source: String
+        /// Options, format choice and quality.
+        let variant: String
+
+        var variantName: String { "proxy|" + variant }
+    }
+
+    private let memory = NIOLockedValueBox(LRUStore<Key, ProxyResult>())
+    private let memoryLimit: Int
+    private let disk: DataCache?
+    private let timeToLive: Duration
+    private let now: @Sendable () -> Date
+
+    init(memoryLimit: Int, disk: DataCache?, timeToLive: Duration, now: @escaping @Sendable () -> Date) {
+        self.memoryLimit = memoryLimit
+        self.disk = disk
+        self.timeToLive = timeToLive
+        self.now = now
+    }
+
+    func result(for key: Key) async -> (ProxyResult, Tier)? {
+        if let hit = memory.withLockedValue({ $0.value(for: key) }), isFresh(hit) { return (hit, .memory) }
+        guard let disk, disk.containsVariant(for: key.source, variant: key.variantName),
+            let entry = await disk.variantEntry(for: key.source, variant: key.variantName),
+            let result = ProxyResult(envelope: entry.data), isFresh(result)
+        else { return nil }
+        keepInMemory(result, for: key)
+        return (result, .disk)
+    }
+
+    func store(_ result: ProxyResult, for key: Key) {
+        keepInMemory(result, for: key)
+        disk?.storeVariant(result.envelope, for: key.source, variant: key.variantName)
+    }
+
+    private func keepInMemory(_ result: ProxyResult, for key: Key) {
+        guard result.body.count <= memoryLimit / 8 else { return }
+        memory.withLockedValue { store in
+            store.insert(result, cost: result.body.count, expiry: nil, for: key)
+            store.trim(toCost: memoryLimit, count: .max)
+        }
+    }
+
+    private func isFresh(_ result: ProxyResult) -> Bool {
+        now().timeIntervalSince(result.created) < Double(timeToLive.components.seconds)
+    }
+}

@@ -1,0 +1,74 @@
+public import Foundation
+
+/// A proxy URL's path, `/<signature>/<options>/<source>`, split into its parts. Options are
+/// the segments with a colon; the source starts at the first segment without one: `plain/`
+/// followed by the percent-encoded source URL, or the source URL in URL-safe base64 (which
+/// may be split into several segments).
+public struct ProxyPath: Sendable, Hashable {
+    /// The first segment.
+    public let signature: String
+    /// What the signature covers: the path after the signature, from its `/`.
+    public let signedPart: String
+    /// The option segments, as written.
+    public let optionSegments: [String]
+    /// The image to fetch.
+    public let source: URL
+
+    /// Splits `path` (as received, percent-encoding intact).
+    public init(_ path: String) throws(ProxyURLError) {
+        var segments = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        if segments.first == "" { segments.removeFirst() }
+        guard segments.count >= 2, !segments[0].isEmpty else {
+            throw .malformed("the path is /SIGNATURE/OPTIONS/SOURCE; '\(path)' has no source")
+        }
+        signature = segments[0]
+        signedPart = "/" + segments.dropFirst().joined(separator: "/")
+        let options = segments.dropFirst().prefix { $0.contains(":") }
+        optionSegments = Array(options)
+        let sourceSegments = Array(segments.dropFirst(1 + options.count))
+        source = try Self.source(from: sourceSegments)
+    }
+
+    private static func source(from segments: [String]) throws(ProxyURLError) -> URL {
+        guard let first = segments.first, !first.isEmpty else {
+            throw .malformed("no source URL after the options")
+        }
+        let text: String
+        if first == "plain" {
+            let encoded = segments.dropFirst().joined(separator: "/")
+            guard !encoded.isEmpty, let decoded = encoded.removingPercentEncoding else {
+                throw .malformed("the plain source is not valid percent-encoding")
+            }
+            text = decoded
+        } else {
+            guard let bytes = Base64URL.decode(segments.joined()), let decoded = String(bytes: bytes, encoding: .utf8) else {
+                throw .malformed("the source is neither plain/<percent-encoded URL> nor URL-safe base64 of a URL")
+            }
+            text = decoded
+        }
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme) else {
+            throw .malformed("the source '\(text)' is not an http or https URL")
+        }
+        guard let host = url.host, !host.isEmpty else { throw .malformed("the source '\(text)' has no host") }
+        return url
+    }
+}
+
+/// URL-safe base64 without padding (RFC 4648 §5), as signatures and sources are written.
+public enum Base64URL {
+    public static func encode(_ bytes: some Sequence<UInt8>) -> String {
+        Data(bytes).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    /// Decodes with or without padding; `nil` for anything else.
+    public static func decode(_ text: String) -> [UInt8]? {
+        var standard = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while standard.hasSuffix("=") { standard.removeLast() }
+        guard !standard.contains("=") else { return nil }
+        standard += String(repeating: "=", count: (4 - standard.count % 4) % 4)
+        return Data(base64Encoded: standard).map(Array.init)
+    }
+}

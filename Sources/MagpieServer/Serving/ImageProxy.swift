@@ -1,0 +1,300 @@
+public import Foundation
+import Logging
+public import Magpie
+import NIOPosix
+public import Prometheus
+
+/// The image proxy: answers `/<signature>/<options>/<source>` with the source image resized,
+/// processed and encoded as asked, from its caches when it can. Framework-neutral: ``ProxyServer``
+/// serves it over HTTP with Hummingbird, and any server can call ``respond(to:)``.
+///
+/// ```swift
+/// var configuration = ProxyConfiguration(cacheDirectory: cacheURL)
+/// configuration.signingKeys = [try SigningKey(keyHex: key, saltHex: salt)]
+/// let proxy = try ImageProxy(configuration: configuration)
+/// let response = await proxy.respond(to: ProxyRequest(path: request.path, headers: headers))
+/// ```
+public final class ImageProxy: Sendable {
+    public let configuration: ProxyConfiguration
+    /// The pipeline that fetches originals (and keeps them on disk).
+    public let pipeline: ImagePipeline
+    /// Where the proxy's and the pipeline's metrics are registered.
+    public let metricsRegistry: PrometheusCollectorRegistry
+
+    private let signer: URLSigner
+    private let parser: OptionParser
+    private let results: ResultCache
+    private let admission: Admission
+    private let renderer: Renderer
+    private let threads: NIOThreadPool
+    private let metrics: ProxyMetrics
+    private let work = TaskPool<ResultCache.Key, RenderOutcome>()
+    private let negotiation: FormatNegotiation
+    private let logger: Logger
+
+    /// Creates the proxy; throws when it would accept no URL (no key and unsigned URLs off)
+    /// or a preset does not parse.
+    public init(configuration: ProxyConfiguration) throws(ProxyConfigurationError) {
+        guard !configuration.signingKeys.isEmpty || configuration.allowsUnsignedURLs else {
+            throw ProxyConfigurationError(message: "give a signing key and salt, or allow unsigned URLs explicitly")
+        }
+        var presets: [String: [String]] = [:]
+        for (name, options) in configuration.presets {
+            presets[name] = options.split(separator: "/").map(String.init)
+        }
+        let parser = OptionParser(presets: presets, limits: configuration.limits)
+        for (name, segments) in presets {
+            do {
+                _ = try parser.parse(segments.filter { !$0.hasPrefix("pr:") && !$0.hasPrefix("preset:") })
+            } catch {
+                throw ProxyConfigurationError(message: "preset '\(name)': \(error.message)")
+            }
+        }
+        self.configuration = configuration
+        self.parser = parser
+        signer = URLSigner(keys: configuration.signingKeys)
+        metricsRegistry = PrometheusCollectorRegistry()
+        metrics = ProxyMetrics(registry: metricsRegistry)
+        var pipelineConfiguration = configuration.pipeline
+        if pipelineConfiguration.metricsFactory == nil {
+            pipelineConfiguration.metricsFactory = PrometheusMetricsFactory(registry: metricsRegistry)
+        }
+        pipeline = ImagePipeline(configuration: pipelineConfiguration)
+        let wallClock = pipelineConfiguration.wallClock
+        results = ResultCache(
+            memoryLimit: configuration.resultMemoryLimit, disk: pipeline.dataCache, timeToLive: configuration.cacheMaxAge, now: wallClock)
+        admission = Admission(slots: configuration.processingSlots, queueLimit: configuration.queueLimit)
+        threads = NIOThreadPool(numberOfThreads: max(1, configuration.processingSlots))
+        threads.start()
+        renderer = Renderer(decoder: pipelineConfiguration.decoder, threads: threads)
+        negotiation = FormatNegotiation(writesAVIF: AVIFSupport.isAvailable)
+        logger = configuration.logger
+    }
+
+    /// Stops the pipeline and the processing threads.
+    public func shutdown() async {
+        await pipeline.shutdown()
+        try? await threads.shutdownGracefully()
+    }
+
+    /// The path to request `source` with `options` (`s:256:256/fit:fill`...), signed with the
+    /// first key, or with `unsafe` when there is none.
+    public func path(for source: URL, options: String) -> String {
+        let part = "/" + (options.isEmpty ? "" : options + "/") + "plain/" + Self.percentEncoded(source.absoluteString)
+        return signer.keys.isEmpty ? "/unsafe" + part : signer.sign(part)
+    }
+
+    /// The `Cache-Tag` of every response made from `source`, to purge them from a CDN.
+    public static func cacheTag(for source: URL) -> String {
+        Validators.cacheTag(for: source)
+    }
+
+    /// Answers one request. Never throws: every failure is a response with a status and a
+    /// one-line reason. Cancelling the calling task (the client went away) leaves the work,
+    /// which stops unless another request is waiting for the same result.
+    public func respond(to request: ProxyRequest) async -> ProxyResponse {
+        let clock = ContinuousClock()
+        let started = clock.now
+        metrics.started()
+        let (response, timings, cache) = await answerWithinTimeout(request)
+        let total = started.duration(to: clock.now)
+        var answered = response
+        answered.headers.append(("Server-Timing", timings.serverTiming(total: total, cache: cache)))
+        answered.headers.append(("X-Request-Id", request.id))
+        metrics.finished(status: answered.status, total: total, timings: timings)
+        logger.info(
+            "request",
+            metadata: [
+                "id": "\(request.id)", "path": "\(request.path)", "status": "\(answered.status)", "bytes": "\(answered.body.count)",
+                "ms": "\(StageTimings.milliseconds(total))", "cache": "\(cache ?? "miss")",
+            ])
+        return answered
+    }
+
+    private typealias Answer = (response: ProxyResponse, timings: StageTimings, cache: String?)
+
+    private func answerWithinTimeout(_ request: ProxyRequest) async -> Answer {
+        let timeout = configuration.requestTimeout
+        return await withTaskGroup(of: Answer?.self) { group in
+            group.addTask { await self.answer(request) }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            if let first { return first }
+            let message = "answering took longer than \(timeout.components.seconds) s"
+            return (failure(504, message), StageTimings(), nil)
+        }
+    }
+
+    private func answer(_ request: ProxyRequest) async -> Answer {
+        var timings = StageTimings()
+        do {
+            let path = try ProxyPath(Self.pathOnly(request.path))
+            try checkSignature(of: path)
+            let options = try parser.parse(path.optionSegments)
+            try configuration.sources.check(path.source)
+            let accepted = FormatNegotiation.Accepted(header: request.headers["accept"])
+            let quality = options.quality ?? configuration.defaultQuality
+            let formatKey: String =
+                switch options.format {
+                case .auto: "auto:" + accepted.key
+                case let format?: format.rawValue
+                case nil: "source"
+                }
+            let sourceKey = pipeline.configuration.cacheKey(path.source)
+            let key = ResultCache.Key(source: sourceKey, variant: "\(options.canonical)|f:\(formatKey)|q:\(quality)")
+            let varies = options.format == .auto
+            let cacheTag = Validators.cacheTag(for: path.source)
+
+            if let (hit, tier) = await results.result(for: key) {
+                metrics.cacheHit(tier)
+                return (success(hit, request: request, varies: varies, cacheTag: cacheTag), timings, tier.rawValue)
+            }
+            metrics.cacheMiss()
+            let clock = ContinuousClock()
+            let downloadStart = clock.now
+            let original = try await pipeline.data(for: ImageRequest(url: path.source))
+            timings.add(downloadStart.duration(to: clock.now), to: .download)
+            let etag = Validators.etag(variant: key, source: original.metadata, bytes: original.data)
+            if Validators.matches(request.headers["if-none-match"], etag) {
+                // The client has this version: no decoding.
+                return (notModified(etag: etag, varies: varies, cacheTag: cacheTag), timings, nil)
+            }
+            guard ImageFormat(sniffing: original.data) != .unknown else {
+                throw MagpieError.unsupportedFormat("the source is not a JPEG, PNG, GIF, WebP, HEIF or AVIF image")
+            }
+            let (task, joined) = work.task(for: key) { [self] _ throws(MagpieError) in
+                try await render(original, options: options, accepted: accepted, quality: quality, key: key, etag: etag)
+            }
+            if joined { metrics.joined() }
+            let outcome = try await task.value()
+            switch outcome {
+            case .rendered(let result, let workTimings):
+                timings.merge(workTimings)
+                return (success(result, request: request, varies: varies, cacheTag: cacheTag), timings, nil)
+            case .queueFull:
+                var response = failure(503, "busy: every processing slot and queue place is taken")
+                response.headers.append(("Retry-After", "1"))
+                return (response, timings, nil)
+            }
+        } catch let error as ProxyURLError {
+            return (failure(error.status, error.message), timings, nil)
+        } catch let error as MagpieError {
+            return (failure(FailureResponse.status(for: error), error.description), timings, nil)
+        } catch {
+            return (failure(500, "\(error)"), timings, nil)
+        }
+    }
+
+    /// The shared work for one result: wait for a slot, decode, process, encode, cache.
+    private func render(
+        _ original: DataResponse, options: ProxyOptions, accepted: FormatNegotiation.Accepted, quality: Int, key: ResultCache.Key,
+        etag: String
+    ) async throws(MagpieError) -> RenderOutcome {
+        var timings = StageTimings()
+        let clock = ContinuousClock()
+        let queued = clock.now
+        let entry: Admission.Entry
+        do {
+            entry = try await admission.enter()
+        } catch {
+            throw .cancelled
+        }
+        timings.add(queued.duration(to: clock.now), to: .queue)
+        guard case .admitted = entry else { return .queueFull }
+        defer { admission.leave() }
+        if Task.isCancelled { throw .cancelled }
+
+        let limits = pipeline.configuration
+        let plan = RenderPlan(options)
+        let decoding = DecodingOptions(
+            thumbnail: plan.thumbnail, maximumPixels: limits.maximumPixels, decodesAllFrames: !options.firstFrame,
+            maximumAnimationFrames: limits.maximumAnimationFrames, maximumAnimationPixels: limits.maximumAnimationPixels)
+        let sourceFormat = ImageFormat(sniffing: original.data)
+        let negotiation = self.negotiation
+        let output = try await renderer.render(original.data, decoding: decoding, processors: plan.processors, quality: quality) { image in
+            negotiation.format(for: options.format, accepted: accepted, image: image, source: sourceFormat)
+        }
+        timings.merge(output.timings)
+        let result = ProxyResult(
+            body: output.bytes, contentType: output.format.mediaType, etag: etag, lastModified: original.metadata?.lastModified,
+            created: pipeline.configuration.wallClock())
+        results.store(result, for: key)
+        return .rendered(result, timings)
+    }
+
+    private func checkSignature(of path: ProxyPath) throws(ProxyURLError) {
+        if path.signature == "unsafe" {
+            guard configuration.allowsUnsignedURLs else { throw .forbidden("unsigned URLs are not accepted here") }
+            return
+        }
+        guard !signer.keys.isEmpty, signer.isValid(path.signature, for: path.signedPart) else {
+            throw .forbidden("the signature does not match the URL")
+        }
+    }
+
+    // MARK: - Responses
+
+    private var imageCacheControl: String {
+        var value = "public, max-age=\(configuration.cacheMaxAge.components.seconds)"
+        if configuration.staleWhileRevalidate > .zero {
+            value += ", stale-while-revalidate=\(configuration.staleWhileRevalidate.components.seconds)"
+        }
+        return value
+    }
+
+    private func success(_ result: ProxyResult, request: ProxyRequest, varies: Bool, cacheTag: String) -> ProxyResponse {
+        if Validators.matches(request.headers["if-none-match"], result.etag) {
+            return notModified(etag: result.etag, varies: varies, cacheTag: cacheTag)
+        }
+        var headers: [(name: String, value: String)] = [
+            ("Content-Type", result.contentType), ("Cache-Control", imageCacheControl), ("ETag", result.etag),
+            ("Cache-Tag", cacheTag), ("Surrogate-Key", cacheTag),
+        ]
+        if let lastModified = result.lastModified { headers.append(("Last-Modified", lastModified)) }
+        if varies { headers.append(("Vary", "Accept")) }
+        metrics.served(format: String(result.contentType.dropFirst("image/".count)))
+        return ProxyResponse(status: 200, headers: headers, body: result.body)
+    }
+
+    private func notModified(etag: String, varies: Bool, cacheTag: String) -> ProxyResponse {
+        var headers: [(name: String, value: String)] = [
+            ("Cache-Control", imageCacheControl), ("ETag", etag), ("Cache-Tag", cacheTag), ("Surrogate-Key", cacheTag),
+        ]
+        if varies { headers.append(("Vary", "Accept")) }
+        return ProxyResponse(status: 304, headers: headers, body: [])
+    }
+
+    private func failure(_ status: Int, _ message: String) -> ProxyResponse {
+        // Overload and timeouts say nothing about the image: no cache should keep them.
+        let cacheControl = [503, 504, 499].contains(status) ? "no-store" : "public, max-age=\(configuration.errorMaxAge.components.seconds)"
+        return ProxyResponse(
+            status: status, headers: [("Content-Type", "text/plain; charset=utf-8"), ("Cache-Control", cacheControl)],
+            body: Array((message + "\n").utf8))
+    }
+
+    private static func pathOnly(_ target: String) -> String {
+        String(target.prefix { $0 != "?" && $0 != "#" })
+    }
+
+    private static func percentEncoded(_ text: String) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+    }
+}
+
+/// What the shared work for one result ends with.
+enum RenderOutcome: Sendable {
+    case rendered(ProxyResult, StageTimings)
+    case queueFull
+}
+
+/// A configuration the proxy cannot run with.
+public struct ProxyConfigurationError: Error, Sendable, CustomStringConvertible {
+    public let message: String
+    public var description: String { message }
+}

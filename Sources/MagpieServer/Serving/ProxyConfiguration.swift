@@ -1,0 +1,53 @@
+public import Foundation
+public import Logging
+public import Magpie
+
+/// Everything `magpie proxy` and ``ImageProxy`` can be told. The defaults suit a server that
+/// fetches URLs its clients chose: public addresses only, originals on disk, results in memory.
+public struct ProxyConfiguration: Sendable {
+    /// The pipeline that fetches and caches originals. Its address policy defaults to
+    /// ``Magpie/AddressPolicy/publicOnly``; its memory cache is off (results are cached instead).
+    public var pipeline: ImagePipeline.Configuration
+    /// Keys that sign URLs; the first signs (``URLSigner``), every one is accepted.
+    public var signingKeys: [SigningKey] = []
+    /// Accept URLs whose signature segment is `unsafe`. For development only.
+    public var allowsUnsignedURLs = false
+    /// Source hosts that may be fetched.
+    public var sources = SourcePolicy()
+    /// Named option sets, `name` → `s:256:256/fit:fill`, used as `pr:name` in URLs.
+    public var presets: [String: String] = [:]
+    /// Caps on what a URL can ask for.
+    public var limits = ProxyLimits()
+    /// JPEG, WebP and AVIF quality when the URL gives none.
+    public var defaultQuality = 80
+    /// `Cache-Control: max-age` of images.
+    public var cacheMaxAge: Duration = .seconds(86_400)
+    /// `stale-while-revalidate` of images; zero leaves it out.
+    public var staleWhileRevalidate: Duration = .seconds(3_600)
+    /// `Cache-Control: max-age` of errors: short, so a fixed source is served soon.
+    public var errorMaxAge: Duration = .seconds(10)
+    /// Bytes of encoded results kept in memory.
+    public var resultMemoryLimit = 64 * 1024 * 1024
+    /// Images decoded, processed and encoded at once.
+    public var processingSlots = max(1, ProcessInfo.processInfo.activeProcessorCount)
+    /// Images waiting for a slot; beyond this, requests get 503 with `Retry-After`.
+    public var queueLimit = 64
+    /// A request taking longer gets 504.
+    public var requestTimeout: Duration = .seconds(30)
+    /// Where the access log and errors go.
+    public var logger = Logger(label: "magpie.proxy")
+
+    /// The defaults, with originals cached on disk in `cacheDirectory` (none: no disk cache).
+    public init(cacheDirectory: URL? = nil) {
+        var pipeline = ImagePipeline.Configuration()
+        pipeline.addressPolicy = .publicOnly
+        pipeline.memoryCache = nil
+        pipeline.diskCache = cacheDirectory.map { DataCache.Configuration(directory: $0) }
+        pipeline.maximumConcurrentDownloads = 32
+        pipeline.maximumPixels = 50_000_000
+        // A failing source answers with its own status every time (404, 422...), not a
+        // blocklist's; a CDN in front keeps errors for ``errorMaxAge``.
+        pipeline.failedURLBlockDuration = .zero
+        self.pipeline = pipeline
+    }
+}

@@ -1,0 +1,48 @@
+public import Hummingbird
+import Logging
+import NIOCore
+import ServiceLifecycle
+import UnixSignals
+
+/// Runs an ``ImageProxy`` over HTTP/1.1 with Hummingbird until SIGTERM or SIGINT, then stops
+/// accepting connections, finishes the requests in flight and returns.
+public struct ProxyServer: Sendable {
+    public let proxy: ImageProxy
+    public let host: String
+    public let port: Int
+
+    public init(proxy: ImageProxy, host: String = "127.0.0.1", port: Int = 8080) {
+        self.proxy = proxy
+        self.host = host
+        self.port = port
+    }
+
+    /// The Hummingbird application, for running inside a larger service group.
+    public func application(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
+        var quiet = proxy.configuration.logger
+        quiet.logLevel = max(quiet.logLevel, .notice)
+        return Application(
+            responder: ImageProxyResponder(proxy: proxy),
+            server: .http1(configuration: .init(additionalChannelHandlers: [DisconnectWatch()], idleTimeout: .seconds(75))),
+            configuration: .init(address: .hostname(host, port: port), serverName: nil),
+            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
+            logger: quiet)
+    }
+
+    /// Serves until SIGTERM or SIGINT, draining requests in flight (for at most
+    /// `drainTimeout`), then shuts the proxy down. `onRunning` gets the port listened on.
+    public func run(drainTimeout: Duration = .seconds(30), onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+        var configuration = ServiceGroupConfiguration(
+            services: [application(onRunning: onRunning)], gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: proxy.configuration.logger)
+        configuration.maximumGracefulShutdownDuration = drainTimeout
+        let group = ServiceGroup(configuration: configuration)
+        do {
+            try await group.run()
+        } catch {
+            await proxy.shutdown()
+            throw error
+        }
+        await proxy.shutdown()
+    }
+}

@@ -1,0 +1,122 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import Magpie
+import MagpieServer
+import MagpieTesting
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import ServiceLifecycle
+import Testing
+
+/// An image proxy on loopback (port 0) fetching from a loopback origin, for one test: the
+/// proxy's address policy allows loopback and nothing else, as `--allow-addresses loopback`.
+struct ProxyFixture: Sendable {
+    let origin: ImageServer
+    let proxy: ImageProxy
+    let port: Int
+    let client: HTTPClient
+    let log: LogRecorder
+
+    struct Reply: Sendable {
+        let status: Int
+        let headers: HTTPHeaders
+        let body: [UInt8]
+
+        func header(_ name: String) -> String? { headers.first(name: name) }
+        var text: String { String(decoding: body, as: UTF8.self) }
+    }
+
+    /// The signed path for the origin's `path` with `options`.
+    func path(_ originPath: String, _ options: String) -> String {
+        proxy.path(for: origin.url(originPath), options: options)
+    }
+
+    func get(_ path: String, headers: [String: String] = [:]) async throws -> Reply {
+        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        let response = try await client.execute(request, timeout: .seconds(60))
+        let body = try await response.body.collect(upTo: 64 << 20)
+        return Reply(status: Int(response.status.code), headers: response.headers, body: Array(body.readableBytesView))
+    }
+
+    /// The value of the Prometheus sample `line` (name with labels) in `/metrics`, 0 when absent.
+    func metric(_ line: String) async throws -> Double {
+        let text = try await get("/metrics").text
+        for row in text.split(separator: "\n") where row.hasPrefix(line + " ") {
+            return Double(row.dropFirst(line.count + 1)) ?? 0
+        }
+        return 0
+    }
+
+    static let key = "943b421c9eb07c830af81030552c86009268de4e532ba2ee2eab8247c6da0881"
+    static let salt = "520f986b998545b4785e0defbc4f3c1203f22de2374a3d53cb7a7fe9fea309c5"
+}
+
+func withProxyFixture<T: Sendable>(
+    configure: (inout ProxyConfiguration) throws -> Void = { _ in },
+    _ body: (ProxyFixture) async throws -> T
+) async throws -> T {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("magpie-proxy-test-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let log = LogRecorder()
+    var configuration = ProxyConfiguration(cacheDirectory: directory)
+    configuration.pipeline.addressPolicy = AddressPolicy(allowing: .loopback)
+    configuration.signingKeys = [try SigningKey(keyHex: ProxyFixture.key, saltHex: ProxyFixture.salt)]
+    configuration.logger = log.logger(label: "magpie.proxy")
+    try configure(&configuration)
+    let proxy = try ImageProxy(configuration: configuration)
+    let origin = try await ImageServer.start()
+    let (ports, portSink) = AsyncStream.makeStream(of: Int.self)
+    let server = ProxyServer(proxy: proxy, host: "127.0.0.1", port: 0)
+    var quiet = Logger(label: "magpie.proxy-test")
+    quiet.logLevel = .critical
+    let group = ServiceGroup(
+        configuration: .init(services: [server.application { port in portSink.yield(port) }], gracefulShutdownSignals: [], logger: quiet))
+    let runner = Task { try await group.run() }
+    var iterator = ports.makeAsyncIterator()
+    let port = await iterator.next() ?? 0
+    let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: .init(redirectConfiguration: .disallow))
+    let fixture = ProxyFixture(origin: origin, proxy: proxy, port: port, client: client, log: log)
+    func tearDown() async {
+        try? await client.shutdown()
+        await group.triggerGracefulShutdown()
+        _ = await runner.result
+        await proxy.shutdown()
+        await origin.shutdown()
+    }
+    do {
+        let result = try await body(fixture)
+        await tearDown()
+        return result
+    } catch {
+        await tearDown()
+        throw error
+    }
+}
+
+/// A decoder that waits until opened before decoding, and counts its calls: holds work in a
+/// processing slot for as long as a test needs. (It runs on the proxy's threads, so it blocks.)
+final class GatedDecoder: ImageDecoding {
+    private let opened = ConditionLock(value: false)
+    private let calls = NIOLockedValueBox(0)
+
+    var callCount: Int { calls.withLockedValue { $0 } }
+
+    func open() {
+        opened.lock()
+        opened.unlock(withValue: true)
+    }
+
+    func decode(_ data: [UInt8], thumbnail: ImageRequest.Thumbnail?, maximumPixels: Int) throws(MagpieError) -> DecodedImage {
+        try decode(data, options: DecodingOptions(thumbnail: thumbnail, maximumPixels: maximumPixels))
+    }
+
+    func decode(_ data: [UInt8], options: DecodingOptions) throws(MagpieError) -> DecodedImage {
+        calls.withLockedValue { $0 += 1 }
+        opened.lock(whenValue: true)
+        opened.unlock()
+        return try VipsDecoder().decode(data, options: options)
+    }
+}
