@@ -10,42 +10,47 @@ final class ProxyMetrics: Sendable {
 
     init(registry: PrometheusCollectorRegistry) {
         self.registry = registry
-        inFlight = registry.makeGauge(name: "magpie_proxy_requests_in_flight", help: "Image requests being answered now.")
-        coalesced = registry.makeCounter(name: "magpie_proxy_coalesced_total", help: "Requests that joined identical work already running.")
-        notModified = registry.makeCounter(name: "magpie_proxy_not_modified_total", help: "Requests answered 304 from their If-None-Match.")
+        inFlight = registry.makeGauge(descriptor: Self.name("requests_in_flight", unit: "", help: "Image requests being answered now."))
+        coalesced = registry.makeCounter(descriptor: Self.name("coalesced", help: "Requests that joined identical work already running."))
+        notModified = registry.makeCounter(descriptor: Self.name("not_modified", help: "Requests answered 304 from their If-None-Match."))
     }
 
     func started() { inFlight.increment() }
 
     func finished(status: Int, total: Duration, timings: StageTimings) {
         inFlight.decrement()
-        registry.makeCounter(name: "magpie_proxy_requests_total", labels: [("status", String(status))], help: "Image requests by response status.")
+        registry.makeCounter(descriptor: Self.name("requests", help: "Image requests by response status."), labels: [("status", String(status))])
             .increment()
-        registry.makeDurationHistogram(name: "magpie_proxy_request_duration_seconds", buckets: Self.buckets, help: "Time to answer an image request.")
+        registry.makeDurationHistogram(descriptor: Self.name("request_duration", unit: "seconds", help: "Time to answer an image request."), buckets: Self.buckets)
             .record(total)
         for (stage, duration) in timings.durations {
             registry.makeDurationHistogram(
-                name: "magpie_proxy_stage_duration_seconds", labels: [("stage", stage.rawValue)], buckets: Self.buckets,
-                help: "Time spent per stage: queue, download, decode, process, encode."
+                descriptor: Self.name("stage_duration", unit: "seconds", help: "Time spent per stage: queue, download, decode, process, encode."),
+                labels: [("stage", stage.rawValue)], buckets: Self.buckets
             ).record(duration)
         }
         if status == 304 { notModified.increment() }
     }
 
     func cacheHit(_ tier: ResultCache.Tier) {
-        registry.makeCounter(name: "magpie_proxy_cache_hits_total", labels: [("tier", tier.rawValue)], help: "Results served from a cache, by tier.")
+        registry.makeCounter(descriptor: Self.name("cache_hits", help: "Results served from a cache, by tier."), labels: [("tier", tier.rawValue)])
             .increment()
     }
 
     func cacheMiss() {
-        registry.makeCounter(name: "magpie_proxy_cache_misses_total", help: "Results that had to be made.").increment()
+        registry.makeCounter(descriptor: Self.name("cache_misses", help: "Results that had to be made.")).increment()
     }
 
     func joined() { coalesced.increment() }
 
     func served(format: String) {
-        registry.makeCounter(name: "magpie_proxy_responses_by_format_total", labels: [("format", format)], help: "Images sent, by format.")
+        registry.makeCounter(descriptor: Self.name("responses_by_format", help: "Images sent, by format."), labels: [("format", format)])
             .increment()
+    }
+
+    /// `magpie_proxy_<metric>_<unit>`; counters end in `_total` as Prometheus expects.
+    private static func name(_ metric: String, unit: String = "total", help: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(namespace: "magpie", subsystem: "proxy", metricName: metric, unitName: unit, helpText: help)
     }
 
     private static let buckets: [Duration] = [

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// Which source hosts a proxy fetches from: every host, or those matching a pattern.
 /// `example.com` matches that host; `*.example.com` matches its subdomains (not the bare

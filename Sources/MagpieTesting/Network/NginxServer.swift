@@ -102,11 +102,7 @@ public final class NginxServer: Sendable {
             http {
                 log_format magpie "$connection\\t$server_protocol\\t$status\\t$request_uri\\t$http_proxy_authorization";
                 access_log \(base)/access.log magpie;
-                client_body_temp_path \(base)/tmp;
-                proxy_temp_path \(base)/tmp;
-                fastcgi_temp_path \(base)/tmp;
-                uwsgi_temp_path \(base)/tmp;
-                scgi_temp_path \(base)/tmp;
+                \(temporaryPaths(in: base))
                 types { image/jpeg jpg; image/png png; }
                 server {
                     \(listen)
@@ -115,5 +111,13 @@ public final class NginxServer: Sendable {
                 }
             }
             """
+    }
+}
+
+extension NginxServer {
+    /// nginx's temporary folders, all inside the instance's own folder: the system's defaults
+    /// are not writable by a test run.
+    static func temporaryPaths(in base: String) -> String {
+        ["client_body", "proxy", "fastcgi", "uwsgi", "scgi"].map { "\($0)_temp_path \(base)/tmp;" }.joined(separator: " ")
     }
 }

@@ -66,24 +66,15 @@ func withProxyFixture<T: Sendable>(
     configuration.signingKeys = [try SigningKey(keyHex: ProxyFixture.key, saltHex: ProxyFixture.salt)]
     configuration.logger = log.logger(label: "magpie.proxy")
     try configure(&configuration)
-    let proxy = try ImageProxy(configuration: configuration)
     let origin = try await ImageServer.start()
-    let (ports, portSink) = AsyncStream.makeStream(of: Int.self)
-    let server = ProxyServer(proxy: proxy, host: "127.0.0.1", port: 0)
-    var quiet = Logger(label: "magpie.proxy-test")
-    quiet.logLevel = .critical
-    let group = ServiceGroup(
-        configuration: .init(services: [server.application { port in portSink.yield(port) }], gracefulShutdownSignals: [], logger: quiet))
-    let runner = Task { try await group.run() }
-    var iterator = ports.makeAsyncIterator()
-    let port = await iterator.next() ?? 0
+    let replica = try await ProxyReplica.start(configuration)
+    let proxy = replica.proxy
+    let port = replica.port
     let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: .init(redirectConfiguration: .disallow))
     let fixture = ProxyFixture(origin: origin, proxy: proxy, port: port, client: client, log: log)
     func tearDown() async {
         try? await client.shutdown()
-        await group.triggerGracefulShutdown()
-        _ = await runner.result
-        await proxy.shutdown()
+        await replica.stop()
         await origin.shutdown()
     }
     do {
@@ -93,6 +84,34 @@ func withProxyFixture<T: Sendable>(
     } catch {
         await tearDown()
         throw error
+    }
+}
+
+/// One proxy server on 127.0.0.1 with a port the system chose, run in this process.
+struct ProxyReplica: Sendable {
+    let proxy: ImageProxy
+    let port: Int
+    private let group: ServiceGroup
+    private let runner: Task<Void, any Error>
+
+    static func start(_ configuration: ProxyConfiguration) async throws -> ProxyReplica {
+        let proxy = try ImageProxy(configuration: configuration)
+        let (ports, portSink) = AsyncStream.makeStream(of: Int.self)
+        let server = ProxyServer(proxy: proxy, host: "127.0.0.1", port: 0)
+        var quiet = Logger(label: "magpie.proxy-test")
+        quiet.logLevel = .critical
+        let group = ServiceGroup(
+            configuration: .init(services: [server.application { port in portSink.yield(port) }], gracefulShutdownSignals: [], logger: quiet))
+        let runner = Task { try await group.run() }
+        var iterator = ports.makeAsyncIterator()
+        let port = await iterator.next() ?? 0
+        return ProxyReplica(proxy: proxy, port: port, group: group, runner: runner)
+    }
+
+    func stop() async {
+        await group.triggerGracefulShutdown()
+        _ = await runner.result
+        await proxy.shutdown()
     }
 }
 

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// Which network addresses a pipeline may connect to, checked on the address each connection
 /// actually opens: after DNS resolution, for the first request and for every redirect. A host

@@ -1,0 +1,87 @@
+public import Foundation
+
+/// nginx from the system in front of `magpie proxy` replicas, as the README deploys it: an
+/// upstream hashed on the source URL (so each source is fetched and cached by one replica)
+/// and `proxy_cache`, so a repeated request never reaches a replica. Each response says
+/// whether nginx's cache answered (`X-Cache-Status`).
+public final class NginxImageCache: Sendable {
+    /// The port on 127.0.0.1.
+    public let port: Int
+    private let folder: URL
+    private let daemon: DaemonProcess
+
+    /// Starts nginx in front of the replicas listening on `replicaPorts` (127.0.0.1).
+    public init(replicaPorts: [Int]) async throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("magpie-nginx-cache-\(UUID().uuidString)", isDirectory: true)
+        for sub in ["tmp", "cache"] {
+            try FileManager.default.createDirectory(
+                at: folder.appendingPathComponent(sub), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o777])
+        }
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder.path)
+        let folder = folder
+        (port, daemon) = try await LoopbackPort.retryingIfTaken { port in
+            let file = folder.appendingPathComponent("nginx.conf")
+            try Data(Self.configuration(folder: folder, port: port, replicas: replicaPorts).utf8).write(to: file)
+            return try await DaemonProcess(
+                executable: "nginx", arguments: ["-p", folder.path, "-c", file.path, "-g", "daemon off;"], port: port,
+                outputFile: folder.appendingPathComponent("output.log"))
+        }
+    }
+
+    /// `http://127.0.0.1:port` followed by `path`.
+    public func url(_ path: String) -> URL {
+        URL(string: "http://127.0.0.1:\(port)\(path)")!
+    }
+
+    /// Stops nginx and removes its folder.
+    public func stop() {
+        daemon.stop()
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    /// The README's configuration, with this test's folders and ports.
+    static func configuration(folder: URL, port: Int, replicas: [Int]) -> String {
+        let base = folder.path
+        let servers = replicas.map { "        server 127.0.0.1:\($0);" }.joined(separator: "\n")
+        return """
+            worker_processes 1;
+            error_log \(base)/error.log;
+            pid \(base)/nginx.pid;
+            events { worker_connections 256; }
+            http {
+                access_log off;
+                \(NginxServer.temporaryPaths(in: base))
+
+                # The source: what follows the signature and the option segments (those with a colon).
+                map $request_uri $magpie_source {
+                    "~^/[^/]+/(?:[^/?]*:[^/?]*/)*(?<source>[^?]+)" $source;
+                    default $request_uri;
+                }
+                upstream magpie {
+                    hash $magpie_source consistent;
+            \(servers)
+                    keepalive 32;
+                }
+                proxy_cache_path \(base)/cache levels=1:2 keys_zone=magpie_images:10m max_size=1g inactive=7d use_temp_path=off;
+
+                server {
+                    listen 127.0.0.1:\(port);
+                    location / {
+                        proxy_pass http://magpie;
+                        proxy_http_version 1.1;
+                        proxy_set_header Connection "";
+                        proxy_cache magpie_images;
+                        proxy_cache_lock on;
+                        proxy_cache_use_stale error timeout updating http_502 http_503 http_504;
+                        proxy_cache_revalidate on;
+                        add_header X-Cache-Status $upstream_cache_status always;
+                    }
+                    location = /health {
+                        proxy_pass http://magpie;
+                        proxy_cache off;
+                    }
+                }
+            }
+            """
+    }
+}
