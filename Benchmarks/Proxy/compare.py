@@ -8,7 +8,7 @@ Both servers make 256 px JPEG thumbnails (fit inside 256x256, quality 80) of the
         storage; magpie: its memory and disk result caches), after one warming pass.
 Each server is started afresh for each mode; peak RSS is VmHWM, summed over thumbor's processes.
 
-usage: Benchmarks/Proxy/compare.py [--seconds 30] [--connections 8] [--photos 24] [--rounds 1]
+usage: Benchmarks/Proxy/compare.py [--seconds 30] [--connections 8] [--photos 18] [--rounds 1]
 Needs: a release build of magpie (swift build -c release --product magpie), wrk, and thumbor 7.8
 in a virtualenv (made in .build/thumbor-venv when missing)."""
 import argparse, os, re, shutil, signal, subprocess, sys, tempfile, time, urllib.parse, urllib.request
@@ -117,9 +117,11 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--seconds", type=int, default=30)
     parser.add_argument("--connections", type=int, default=8)
-    parser.add_argument("--photos", type=int, default=24)
+    parser.add_argument("--photos", type=int, default=18)
     parser.add_argument("--hot-set", type=int, default=6)
     parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--only", choices=["magpie", "thumbor"], help="run one server (for profiling)")
+    parser.add_argument("--modes", default="cold,hot")
     args = parser.parse_args()
 
     magpie = os.path.join(ROOT, ".build", "release", "magpie")
@@ -137,7 +139,7 @@ def main():
     def magpie_server():
         cache = tempfile.mkdtemp(dir=work)
         return start([magpie, "proxy", "--port", "0", "--allow-unsigned", "--allow-addresses", "loopback", "--cache-dir", cache,
-                      "--queue", "1000"], r"127\.0\.0\.1:(\d+)/")
+                      "--queue", "1000", "--log-level", "warning"], r"127\.0\.0\.1:(\d+)/")
 
     def thumbor_server():
         cache = tempfile.mkdtemp(dir=work)
@@ -154,14 +156,16 @@ def main():
         return process, port
 
     servers = {
-        "magpie proxy": (magpie_server, "/unsafe/s:256:256/f:jpeg/plain/", ""),
+        "magpie proxy": (magpie_server, "/unsafe/s:256:256/q:80/f:jpeg/plain/", ""),
         "thumbor 7.8 (2 processes)": (thumbor_server, "/unsafe/fit-in/256x256/filters:format(jpeg)/", ""),
     }
     results = {}
     try:
         for _ in range(args.rounds):
-            for mode in ["cold", "hot"]:
+            for mode in args.modes.split(","):
                 for name, (make, prefix, suffix) in servers.items():
+                    if args.only and not name.startswith(args.only):
+                        continue
                     process, port = make()
                     try:
                         subset = names[: args.hot_set] if mode == "hot" else names

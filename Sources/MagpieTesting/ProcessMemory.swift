@@ -20,9 +20,12 @@ public enum ProcessMemory {
         close(descriptor)
     }
 
-    /// A `kB` field of /proc/self/status, in bytes; 0 where there is no such file.
-    private static func statusField(_ name: String) -> Int {
-        guard let status = SmallFile.contents("/proc/self/status") else { return 0 }
+    /// Resident set size of another process (a child under test), in bytes; 0 when it is gone.
+    public static func resident(ofProcess pid: Int32) -> Int { statusField("VmRSS", of: "/proc/\(pid)/status") }
+
+    /// A `kB` field of a /proc status file, in bytes; 0 where there is no such file.
+    private static func statusField(_ name: String, of file: String = "/proc/self/status") -> Int {
+        guard let status = SmallFile.contents(file) else { return 0 }
         for line in status.split(separator: "\n") where line.hasPrefix(name + ":") {
             let digits = line.dropFirst(name.count + 1).filter(\.isNumber)
             return (Int(digits) ?? 0) * 1024

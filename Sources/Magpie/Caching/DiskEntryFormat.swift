@@ -61,7 +61,11 @@ package enum DiskEntryFormat {
         hex(SHA256.hash(data: bytes))
     }
 
-    static func sha256Hex(_ string: String) -> String {
+    package static func sha256Hex(_ bytes: [UInt8]) -> String {
+        hex(SHA256.hash(data: bytes))
+    }
+
+    package static func sha256Hex(_ string: String) -> String {
         hex(SHA256.hash(data: Array(string.utf8)))
     }
 

@@ -41,28 +41,15 @@ struct DataLoader: Sendable {
         onRetryAfter: @escaping @Sendable (Duration) -> Void = { _ in },
         onEvent: @escaping @Sendable (WorkEvent) -> Void
     ) async throws(MagpieError) -> Outcome {
-        let limit = limits.totalTimeout
-        do {
-            return try await withThrowingTaskGroup(of: Outcome?.self) { group in
-                group.addTask {
-                    try await self.exchange(
-                        outgoing, revalidating: cached, partialBodies: partialBodies, now: now, onRetryAfter: onRetryAfter,
-                        onEvent: onEvent)
-                }
-                group.addTask {
-                    try await Task.sleep(for: limit)
-                    return nil
-                }
-                defer { group.cancelAll() }
-                guard let first = try await group.next(), let outcome = first else {
-                    throw MagpieError.timedOut(outgoing.url)
-                }
-                return outcome
-            }
-        } catch let error as MagpieError {
-            throw error
-        } catch {
-            throw .cancelled
+        let (result, timedOut) = await Deadline.run(within: limits.totalTimeout) {
+            try await self.exchange(
+                outgoing, revalidating: cached, partialBodies: partialBodies, now: now, onRetryAfter: onRetryAfter, onEvent: onEvent)
+        }
+        switch result {
+        case .success(let outcome): return outcome
+        case .failure where timedOut: throw .timedOut(outgoing.url)
+        case .failure(let error as MagpieError): throw error
+        case .failure: throw .cancelled
         }
     }
 

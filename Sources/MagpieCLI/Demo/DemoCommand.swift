@@ -12,7 +12,8 @@ struct DemoCommand: AsyncParsableCommand {
             Each run starts with an empty disk cache, loads every image at thumbnail size (cold), then \
             again with a new pipeline (disk cache, which keeps the thumbnails as well as the originals) \
             and once more with the same one (memory cache), and writes the thumbnails and an \
-            index.html contact sheet.
+            index.html contact sheet. With --proxy it instead serves a page of the gallery through \
+            `magpie proxy` (signed srcset URLs, f:auto) until interrupted, for a browser to open.
             """)
 
     @Option(help: ArgumentHelp("Where the gallery, cache and thumbnails go.", valueName: "dir"))
@@ -30,12 +31,19 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Where the thumbnails and index.html go (default: <workspace>/thumbnails).", valueName: "dir"))
     var output: String?
 
+    @Flag(help: "Serve the gallery's page through the image proxy until interrupted, instead of the cold and warm runs.")
+    var proxy = false
+
+    @Option(help: "With --proxy: the port of the page and proxy (0 lets the system choose).")
+    var port = 0
+
     @OptionGroup var verbosity: Verbosity
 
     func validate() throws {
         guard ThumbnailBox.parse(thumbnail) != nil else { throw ValidationError("--thumbnail must look like 256x256, not '\(thumbnail)'.") }
         guard (0...10_000).contains(latency) else { throw ValidationError("--latency must be between 0 and 10000 ms.") }
         guard (1...1000).contains(images) else { throw ValidationError("--images must be between 1 and 1000.") }
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
     }
 
     func run() async throws {
@@ -45,6 +53,10 @@ struct DemoCommand: AsyncParsableCommand {
         let box = ThumbnailBox.parse(thumbnail)!
         let items = DemoGallery.items(count: images)
         let files = try DemoGallery.prepare(items, in: root.appendingPathComponent("gallery-v\(DemoGallery.version)"), console: console)
+        if proxy {
+            try await ProxyDemo(items: items, files: files, workspace: root, port: port, latency: latency, logger: logger, console: console).run()
+            return
+        }
 
         let server = try await ImageServer.start()
         for (index, file) in files.enumerated() {

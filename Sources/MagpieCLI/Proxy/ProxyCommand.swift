@@ -69,6 +69,9 @@ struct ProxyCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Largest source in megapixels.", valueName: "MP"))
     var maxSourceMP = 50
 
+    @Option(help: ArgumentHelp("Lowest level logged on standard error: info logs a line per request; warning and error log failures only.", valueName: "level"))
+    var logLevel = "info"
+
     @OptionGroup var connection: ConnectionOptions
 
     func validate() throws {
@@ -77,6 +80,9 @@ struct ProxyCommand: AsyncParsableCommand {
             throw ValidationError("--max-age and --queue cannot be negative; --timeout, --max-source-mb and --max-source-mp must be positive.")
         }
         if let slots, slots < 1 { throw ValidationError("--slots must be at least 1.") }
+        guard Logger.Level(rawValue: logLevel) != nil else {
+            throw ValidationError("--log-level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")).")
+        }
     }
 
     func run() async throws {
@@ -132,7 +138,7 @@ struct ProxyCommand: AsyncParsableCommand {
         }
         try connection.apply(to: &configuration.pipeline, environment: environment)
         var logger = Logger(label: "magpie.proxy")
-        logger.logLevel = .info
+        logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
         configuration.logger = logger
         return configuration
     }

@@ -32,8 +32,14 @@ final class ResultCache: Sendable {
         self.now = now
     }
 
+    /// The result kept in memory, if fresh.
+    func memoryResult(for key: Key) -> ProxyResult? {
+        guard let hit = memory.withLockedValue({ $0.value(for: key) }), isFresh(hit) else { return nil }
+        return hit
+    }
+
     func result(for key: Key) async -> (ProxyResult, Tier)? {
-        if let hit = memory.withLockedValue({ $0.value(for: key) }), isFresh(hit) { return (hit, .memory) }
+        if let hit = memoryResult(for: key) { return (hit, .memory) }
         guard let disk, disk.containsVariant(for: key.source, variant: key.variantName),
             let entry = await disk.variantEntry(for: key.source, variant: key.variantName),
             let result = ProxyResult(envelope: entry.data), isFresh(result)

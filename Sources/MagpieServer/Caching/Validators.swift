@@ -7,7 +7,7 @@ enum Validators {
     /// A strong ETag for one variant of one version of a source: from the source's own
     /// validator (its ETag, else its Last-Modified, else a hash of its bytes) and the variant.
     static func etag(variant: ResultCache.Key, source metadata: HTTPMetadata?, bytes: [UInt8]) -> String {
-        let validator = metadata?.etag ?? metadata?.lastModified ?? "sha256:" + hex(SHA256.hash(data: bytes)).prefix(32)
+        let validator = metadata?.etag ?? metadata?.lastModified ?? "sha256:" + DiskEntryFormat.sha256Hex(bytes).prefix(32)
         let digest = SHA256.hash(data: Array("\(variant.source)\n\(variant.variant)\n\(validator)".utf8))
         return "\"" + Base64URL.encode(digest).prefix(22) + "\""
     }
@@ -24,10 +24,6 @@ enum Validators {
     /// The tag a CDN purges every variant of `source` by (`Cache-Tag`, `Surrogate-Key`): the
     /// first 16 hex digits of the SHA-256 of the source URL.
     static func cacheTag(for source: URL) -> String {
-        String(hex(SHA256.hash(data: Array(source.absoluteString.utf8))).prefix(16))
-    }
-
-    private static func hex(_ digest: SHA256.Digest) -> String {
-        digest.map { String(format: "%02x", $0) }.joined()
+        String(DiskEntryFormat.sha256Hex(source.absoluteString).prefix(16))
     }
 }

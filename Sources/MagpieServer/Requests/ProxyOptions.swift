@@ -21,7 +21,9 @@ public struct ProxyOptions: Sendable, Hashable {
     public var width = 0
     /// Box height in CSS pixels (0: from the width and the aspect ratio).
     public var height = 0
+    /// How the image meets the box (`fit:`).
     public var fit = Fit.fit
+    /// Which part is kept when ``Fit/fill`` or ``Fit/crop`` cuts the image (`g:`).
     public var gravity = ImageProcessors.Gravity.centre
     /// 1...100; `nil` uses the server's default.
     public var quality: Int?
@@ -36,6 +38,7 @@ public struct ProxyOptions: Sendable, Hashable {
     /// Serve the first frame of an animation as a still.
     public var firstFrame = false
 
+    /// Options that keep the source's size and format.
     public init() {}
 
     /// The box in output pixels.

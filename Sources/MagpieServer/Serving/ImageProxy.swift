@@ -93,11 +93,48 @@ public final class ImageProxy: Sendable {
     /// one-line reason. Cancelling the calling task (the client went away) leaves the work,
     /// which stops unless another request is waiting for the same result.
     public func respond(to request: ProxyRequest) async -> ProxyResponse {
-        let clock = ContinuousClock()
-        let started = clock.now
+        let started = ContinuousClock.now
         metrics.started()
-        let (response, timings, cache) = await answerWithinTimeout(request)
-        let total = started.duration(to: clock.now)
+        let answer: Answer
+        switch prepare(request) {
+        case .answered(let immediate): answer = immediate
+        case .needsWork(let work): answer = await answerWithinTimeout(work, request)
+        }
+        return finish(answer, request: request, started: started)
+    }
+
+    /// The answer when it needs no waiting (a bad URL, or a result in the memory cache), else
+    /// `nil`. Servers try this first: such answers need neither a timeout nor a watch on the
+    /// client, which cost more than the answer itself.
+    func respondAtOnce(to request: ProxyRequest) -> ProxyResponse? {
+        let started = ContinuousClock.now
+        guard case .answered(let answer) = prepare(request) else { return nil }
+        metrics.started()
+        return finish(answer, request: request, started: started)
+    }
+
+    private typealias Answer = (response: ProxyResponse, timings: StageTimings, cache: String?)
+
+    /// A request read, checked and looked up in memory, that still needs the disk, the network
+    /// or processing.
+    private struct Work: Sendable {
+        let source: URL
+        let options: ProxyOptions
+        let accepted: FormatNegotiation.Accepted
+        let quality: Int
+        let key: ResultCache.Key
+        let varies: Bool
+        let cacheTag: String
+    }
+
+    private enum Preparation {
+        case answered(Answer)
+        case needsWork(Work)
+    }
+
+    private func finish(_ answer: Answer, request: ProxyRequest, started: ContinuousClock.Instant) -> ProxyResponse {
+        let (response, timings, cache) = answer
+        let total = started.duration(to: .now)
         var answered = response
         answered.headers.append(("Server-Timing", timings.serverTiming(total: total, cache: cache)))
         answered.headers.append(("X-Request-Id", request.id))
@@ -111,26 +148,7 @@ public final class ImageProxy: Sendable {
         return answered
     }
 
-    private typealias Answer = (response: ProxyResponse, timings: StageTimings, cache: String?)
-
-    private func answerWithinTimeout(_ request: ProxyRequest) async -> Answer {
-        let timeout = configuration.requestTimeout
-        return await withTaskGroup(of: Answer?.self) { group in
-            group.addTask { await self.answer(request) }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            if let first { return first }
-            let message = "answering took longer than \(timeout.components.seconds) s"
-            return (failure(504, message), StageTimings(), nil)
-        }
-    }
-
-    private func answer(_ request: ProxyRequest) async -> Answer {
-        var timings = StageTimings()
+    private func prepare(_ request: ProxyRequest) -> Preparation {
         do {
             let path = try ProxyPath(Self.pathOnly(request.path))
             try checkSignature(of: path)
@@ -146,9 +164,30 @@ public final class ImageProxy: Sendable {
                 }
             let sourceKey = pipeline.configuration.cacheKey(path.source)
             let key = ResultCache.Key(source: sourceKey, variant: "\(options.canonical)|f:\(formatKey)|q:\(quality)")
-            let varies = options.format == .auto
-            let cacheTag = Validators.cacheTag(for: path.source)
+            let work = Work(
+                source: path.source, options: options, accepted: accepted, quality: quality, key: key, varies: options.format == .auto,
+                cacheTag: Validators.cacheTag(for: path.source))
+            if let hit = results.memoryResult(for: key) {
+                metrics.cacheHit(.memory)
+                return .answered((success(hit, request: request, varies: work.varies, cacheTag: work.cacheTag), StageTimings(), "memory"))
+            }
+            return .needsWork(work)
+        } catch {
+            return .answered((failure(error.status, error.message), StageTimings(), nil))
+        }
+    }
 
+    private func answerWithinTimeout(_ work: Work, _ request: ProxyRequest) async -> Answer {
+        let timeout = configuration.requestTimeout
+        let (result, timedOut) = await Deadline.run(within: timeout) { await self.answer(work, request) }
+        if !timedOut, case .success(let answer) = result { return answer }
+        return (failure(504, "answering took longer than \(timeout.components.seconds) s"), StageTimings(), nil)
+    }
+
+    private func answer(_ work: Work, _ request: ProxyRequest) async -> Answer {
+        var timings = StageTimings()
+        let (key, varies, cacheTag) = (work.key, work.varies, work.cacheTag)
+        do {
             if let (hit, tier) = await results.result(for: key) {
                 metrics.cacheHit(tier)
                 return (success(hit, request: request, varies: varies, cacheTag: cacheTag), timings, tier.rawValue)
@@ -156,7 +195,7 @@ public final class ImageProxy: Sendable {
             metrics.cacheMiss()
             let clock = ContinuousClock()
             let downloadStart = clock.now
-            let original = try await pipeline.data(for: ImageRequest(url: path.source))
+            let original = try await pipeline.data(for: ImageRequest(url: work.source))
             timings.add(downloadStart.duration(to: clock.now), to: .download)
             let etag = Validators.etag(variant: key, source: original.metadata, bytes: original.data)
             if Validators.matches(request.headers["if-none-match"], etag) {
@@ -166,7 +205,8 @@ public final class ImageProxy: Sendable {
             guard ImageFormat(sniffing: original.data) != .unknown else {
                 throw MagpieError.unsupportedFormat("the source is not a JPEG, PNG, GIF, WebP, HEIF or AVIF image")
             }
-            let (task, joined) = work.task(for: key) { [self] _ throws(MagpieError) in
+            let (options, accepted, quality) = (work.options, work.accepted, work.quality)
+            let (task, joined) = self.work.task(for: key) { [self] _ throws(MagpieError) in
                 try await render(original, options: options, accepted: accepted, quality: quality, key: key, etag: etag)
             }
             if joined { metrics.joined() }
@@ -180,8 +220,6 @@ public final class ImageProxy: Sendable {
                 response.headers.append(("Retry-After", "1"))
                 return (response, timings, nil)
             }
-        } catch let error as ProxyURLError {
-            return (failure(error.status, error.message), timings, nil)
         } catch let error as MagpieError {
             return (failure(FailureResponse.status(for: error), error.description), timings, nil)
         } catch {

@@ -15,15 +15,18 @@ public struct ProxyRequest: Sendable {
     }
 
     private static func makeID() -> String {
-        (0..<16).map { _ in String(UInt8.random(in: 0...15), radix: 16) }.joined()
+        let digits = String(UInt64.random(in: .min ... .max), radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
     }
 }
 
 /// What the proxy answers.
 public struct ProxyResponse: Sendable {
+    /// The HTTP status: 200, 304, or the error statuses listed in the ImageProxy article.
     public var status: Int
     /// Header fields in the order they are sent.
     public var headers: [(name: String, value: String)]
+    /// The image, or a one-line reason for an error.
     public var body: [UInt8]
 
     /// The first value of header `name` (case-insensitive).

@@ -43,7 +43,12 @@ public struct ImageProxyResponder: HTTPResponder {
         var headers: [String: String] = [:]
         for field in request.headers { headers[field.name.canonicalName] = field.value }
         let proxyRequest = ProxyRequest(path: request.uri.description, headers: headers)
-        let answer = await answerUnlessClientGoes(proxyRequest, channel: context.channel)
+        let answer: ProxyResponse
+        if let immediate = proxy.respondAtOnce(to: proxyRequest) {
+            answer = immediate
+        } else {
+            answer = await answerUnlessClientGoes(proxyRequest, channel: context.channel)
+        }
         var fields = HTTPFields()
         for (name, value) in answer.headers {
             if let fieldName = HTTPField.Name(name) { fields.append(HTTPField(name: fieldName, value: value)) }

@@ -19,10 +19,18 @@ public struct ProxyServer: Sendable {
 
     /// The Hummingbird application, for running inside a larger service group.
     public func application(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
+        application(responder: ImageProxyResponder(proxy: proxy), onRunning: onRunning)
+    }
+
+    /// The Hummingbird application answering with `responder`: a router that mounts an
+    /// ``ImageProxyResponder`` beside routes of your own, for example.
+    public func application(
+        responder: some HTTPResponder<ProxyRequestContext>, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) -> some ApplicationProtocol {
         var quiet = proxy.configuration.logger
         quiet.logLevel = max(quiet.logLevel, .notice)
         return Application(
-            responder: ImageProxyResponder(proxy: proxy),
+            responder: responder,
             server: .http1(configuration: .init(additionalChannelHandlers: [DisconnectWatch()], idleTimeout: .seconds(75))),
             configuration: .init(address: .hostname(host, port: port), serverName: nil),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
@@ -32,8 +40,16 @@ public struct ProxyServer: Sendable {
     /// Serves until SIGTERM or SIGINT, draining requests in flight (for at most
     /// `drainTimeout`), then shuts the proxy down. `onRunning` gets the port listened on.
     public func run(drainTimeout: Duration = .seconds(30), onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+        try await run(responder: ImageProxyResponder(proxy: proxy), drainTimeout: drainTimeout, onRunning: onRunning)
+    }
+
+    /// ``run(drainTimeout:onRunning:)`` answering with `responder` instead of the proxy alone.
+    public func run(
+        responder: some HTTPResponder<ProxyRequestContext>, drainTimeout: Duration = .seconds(30),
+        onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) async throws {
         var configuration = ServiceGroupConfiguration(
-            services: [application(onRunning: onRunning)], gracefulShutdownSignals: [.sigterm, .sigint],
+            services: [application(responder: responder, onRunning: onRunning)], gracefulShutdownSignals: [.sigterm, .sigint],
             logger: proxy.configuration.logger)
         configuration.maximumGracefulShutdownDuration = drainTimeout
         let group = ServiceGroup(configuration: configuration)

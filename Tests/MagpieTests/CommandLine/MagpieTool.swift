@@ -77,6 +77,17 @@ struct MagpieTool {
         return (process, output)
     }
 
+    /// The port of the first `http://127.0.0.1:PORT` a started command wrote to `output`.
+    static func listeningPort(in output: URL, timeout: Duration = .seconds(60)) async throws -> Int {
+        var port: Int?
+        try await waitUntil(timeout: timeout) {
+            let text = String(decoding: (try? Data(contentsOf: output)) ?? Data(), as: UTF8.self)
+            port = text.split(separator: "http://127.0.0.1:").dropFirst().first.flatMap { Int($0.prefix { $0.isNumber }) }
+            return port != nil
+        }
+        return try #require(port)
+    }
+
     /// The executable with `arguments`, in an environment of its own: the scratch home, a plain
     /// terminal type, no inherited variables but `extra`.
     private func makeProcess(_ arguments: [String], environment extra: [String: String] = [:]) -> Process {

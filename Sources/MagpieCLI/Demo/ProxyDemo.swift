@@ -1,0 +1,76 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import Logging
+import Magpie
+import MagpieServer
+import MagpieTesting
+
+/// `magpie demo --proxy`: the gallery served by a loopback origin, resized by an image proxy,
+/// and a page of `srcset` images that a browser loads through it, until interrupted.
+struct ProxyDemo {
+    let items: [DemoGallery.Item]
+    let files: [URL]
+    let workspace: URL
+    let port: Int
+    let latency: Int
+    let logger: Logger
+    let console: Console
+
+    func run() async throws {
+        let origin = try await ImageServer.start()
+        for (index, file) in files.enumerated() {
+            var route = ServedRoute.image(Array(try Data(contentsOf: file)))
+            route.latency = .milliseconds(latency / 2 + index * 37 % (latency + 1))
+            origin.serve("/gallery/" + file.lastPathComponent, route)
+        }
+
+        let cache = workspace.appendingPathComponent("proxy-cache")
+        try? FileManager.default.removeItem(at: cache)
+        var configuration = ProxyConfiguration(cacheDirectory: cache)
+        // A fresh key each run: the page's URLs are signed as a real site's would be.
+        configuration.signingKeys = [try SigningKey(keyHex: Self.randomHex(), saltHex: Self.randomHex())]
+        // The origin is this machine; a production proxy keeps loopback refused.
+        configuration.pipeline.addressPolicy = AddressPolicy(allowing: .loopback)
+        configuration.logger = logger
+        let proxy = try ImageProxy(configuration: configuration)
+
+        let page = ProxyDemoPage(
+            items: zip(items, files).map { item, file in (item, origin.url("/gallery/" + file.lastPathComponent)) },
+            proxy: proxy
+        ).html
+        let router = Router(context: ProxyRequestContext.self)
+        router.get("/") { _, _ in
+            var headers = HTTPFields()
+            headers[.contentType] = "text/html; charset=utf-8"
+            headers[.cacheControl] = "no-store"
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: page)))
+        }
+        let images = ImageProxyResponder(proxy: proxy)
+        router.get("**") { request, context in try await images.respond(to: request, context: context) }
+        router.head("**") { request, context in try await images.respond(to: request, context: context) }
+
+        let console = console
+        let count = files.count
+        do {
+            try await ProxyServer(proxy: proxy, host: "127.0.0.1", port: port).run(responder: router.buildResponder()) { port in
+                console.output("""
+                    Open http://127.0.0.1:\(port)/ : \(count) gallery images, resized by the proxy (signed URLs, srcset 1x/2x, \
+                    f:auto) from an origin at http://127.0.0.1:\(origin.port)/gallery/.
+                    Metrics: http://127.0.0.1:\(port)/metrics. Ctrl-C stops.
+                    """)
+            }
+        } catch {
+            await origin.shutdown()
+            FileHandle.standardError.write(Data("error: cannot serve on 127.0.0.1:\(port): \(error)\n".utf8))
+            throw ExitCode(ExitStatus.failure)
+        }
+        await origin.shutdown()
+        console.output("Stopped.")
+    }
+
+    private static func randomHex() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+    }
+}

@@ -1,0 +1,117 @@
+import AsyncHTTPClient
+import Foundation
+import Magpie
+import MagpieTesting
+import NIOCore
+import NIOHTTP1
+import Testing
+
+@Suite("magpie proxy")
+struct ProxyCommandTests {
+    @Test func sigtermAnswersTheRequestInFlightThenExits() async throws {
+        let tool = try MagpieTool.locate()
+        defer { tool.cleanUp() }
+        let origin = try await ImageServer.start()
+        let gate = Gate()
+        origin.serve("/slow.jpg", .image(try TestImages.texture(width: 640, height: 480, format: .jpeg), gate: gate))
+        let (process, output) = try tool.start([
+            "proxy", "--port", "0", "--allow-unsigned", "--allow-addresses", "loopback", "--no-disk-cache",
+        ])
+        defer { if process.isRunning { process.terminate() } }
+        let port = try await MagpieTool.listeningPort(in: output)
+        let base = "http://127.0.0.1:\(port)"
+        let source = origin.url("/slow.jpg").absoluteString.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
+        let inFlight = Task {
+            let response = try await client.execute(HTTPClientRequest(url: "\(base)/unsafe/s:64/f:png/plain/\(source)"), timeout: .seconds(60))
+            let body = try await response.body.collect(upTo: 1 << 20)
+            return (Int(response.status.code), Array(body.readableBytesView))
+        }
+        // The proxy is downloading the source, held at the origin.
+        try await waitUntil(timeout: .seconds(30)) { origin.statistics(for: "/slow.jpg").requests == 1 }
+
+        process.terminate()
+        // Draining: it stops taking connections but keeps running for the request in flight.
+        try await waitUntil(timeout: .seconds(30)) { !Self.accepts(port: port) }
+        #expect(process.isRunning)
+        gate.open()
+
+        let (status, body) = try await inFlight.value
+        try? await client.shutdown()
+        #expect(status == 200)
+        let image = try VipsDecoder().decode(body, options: DecodingOptions())
+        #expect((image.width, image.height) == (64, 48))
+        #expect(await MagpieTool.waitForExit(process) == 0)
+        #expect(String(decoding: try Data(contentsOf: output), as: UTF8.self).contains("Stopped."))
+        await origin.shutdown()
+    }
+
+    /// Each request and download runs under a timeout; finished work must not leave its timer
+    /// (and memory) behind until the deadline. A cancelled `Task.sleep` did: about 700 bytes
+    /// per request for the whole timeout, which a 600 s timeout makes plain.
+    @Test func finishedRequestsLeaveNoTimersBehind() async throws {
+        let wrk = try #require(
+            ["/usr/bin/wrk", "/usr/local/bin/wrk"].first { FileManager.default.isExecutableFile(atPath: $0) },
+            "wrk is not installed: scripts/install-dependencies installs it")
+        let tool = try MagpieTool.locate()
+        defer { tool.cleanUp() }
+        let (process, output) = try tool.start([
+            "proxy", "--port", "0", "--allow-unsigned", "--no-disk-cache", "--timeout", "600", "--log-level", "warning",
+        ])
+        defer { if process.isRunning { process.terminate() } }
+        let port = try await MagpieTool.listeningPort(in: output)
+        // A loopback source: refused by the address policy after the whole path (timeouts,
+        // pipeline, connection gate) has run.
+        let url = "http://127.0.0.1:\(port)/unsafe/s:64/plain/http%3A%2F%2F127.0.0.1%3A9%2Fx.jpg"
+        func hammer(seconds: Int) async throws -> Int {
+            let run = Process()
+            run.executableURL = URL(fileURLWithPath: wrk)
+            run.arguments = ["-t1", "-c8", "-d\(seconds)s", url]
+            let pipe = Pipe()
+            run.standardOutput = pipe
+            try run.run()
+            let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            _ = await MagpieTool.waitForExit(run)
+            return Int(text.split(separator: "\n").first { $0.contains("requests in") }?.split(separator: " ").first ?? "") ?? 0
+        }
+        _ = try await hammer(seconds: 2)  // allocator and caches settle
+        let before = ProcessMemory.resident(ofProcess: process.processIdentifier)
+        let requests = try await hammer(seconds: 6)
+        let growth = ProcessMemory.resident(ofProcess: process.processIdentifier) - before
+        try #require(before > 0 && requests >= 5_000, "only \(requests) requests: too few to tell")
+        // 2 MB of slack for the allocator, and 200 bytes a request: a quarter of what the old timers held.
+        #expect(growth < (2 << 20) + requests * 200, "RSS grew \(growth >> 10) KB over \(requests) requests (\(growth / requests) bytes each)")
+    }
+
+    @Test(arguments: [
+        (["proxy"], "give a signing key and salt, or allow unsigned URLs explicitly"),
+        (["proxy", "--signing-key", "abcd"], "give one salt per signing key"),
+        (["proxy", "--signing-key", "zz", "--signing-salt", "00"], "hex"),
+        (["proxy", "--allow-unsigned", "--allow-addresses", "intranet"], "'intranet' is not loopback, private, link-local or cgnat"),
+        (["proxy", "--allow-unsigned", "--preset", "thumb"], "--preset 'thumb' is not NAME=OPTIONS"),
+        (["proxy", "--allow-unsigned", "--preset", "thumb=q:500"], "preset 'thumb'"),
+        (["proxy", "--allow-unsigned", "--port", "70000"], "--port must be between 0 and 65535"),
+        (["proxy", "--allow-unsigned", "--log-level", "loud"], "--log-level must be one of"),
+    ])
+    func badSettingsAreUsageErrors(arguments: [String], message: String) async throws {
+        let tool = try MagpieTool.locate()
+        defer { tool.cleanUp() }
+        let result = try await tool.run(arguments + ["--no-disk-cache"], limit: .seconds(60))
+        #expect(result.status == 2, "\(arguments): \(result.standardError)")
+        #expect(result.standardError.contains(message), "\(arguments): \(result.standardError)")
+    }
+
+    /// Whether something accepts TCP connections on 127.0.0.1:`port`.
+    static func accepts(port: Int) -> Bool {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+    }
+}
