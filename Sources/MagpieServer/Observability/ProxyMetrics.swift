@@ -5,12 +5,14 @@ import Prometheus
 final class ProxyMetrics: Sendable {
     let registry: PrometheusCollectorRegistry
     private let inFlight: Gauge
+    private let queued: Gauge
     private let coalesced: Counter
     private let notModified: Counter
 
     init(registry: PrometheusCollectorRegistry) {
         self.registry = registry
         inFlight = registry.makeGauge(descriptor: Self.name("requests_in_flight", unit: "", help: "Image requests being answered now."))
+        queued = registry.makeGauge(descriptor: Self.name("queued_requests", unit: "", help: "Requests waiting for a processing slot."))
         coalesced = registry.makeCounter(descriptor: Self.name("coalesced", help: "Requests that joined identical work already running."))
         notModified = registry.makeCounter(descriptor: Self.name("not_modified", help: "Requests answered 304 from their If-None-Match."))
     }
@@ -42,6 +44,8 @@ final class ProxyMetrics: Sendable {
     }
 
     func joined() { coalesced.increment() }
+
+    func queueChanged(by delta: Int) { queued.increment(by: Double(delta)) }
 
     func served(format: String) {
         registry.makeCounter(descriptor: Self.name("responses_by_format", help: "Images sent, by format."), labels: [("format", format)])

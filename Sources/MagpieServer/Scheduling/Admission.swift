@@ -11,17 +11,22 @@ final class Admission: Sendable {
 
     private struct State {
         var running = 0
+        /// Places in the queue taken, including by requests about to start waiting.
+        var queued = 0
         var waiting: [(id: UInt64, continuation: CheckedContinuation<Bool, Never>)] = []
         var nextID: UInt64 = 0
     }
 
     let slots: Int
     let queueLimit: Int
+    /// Told +1 when a request starts waiting and -1 when it stops, for a queue-length gauge.
+    private let onQueueChange: @Sendable (Int) -> Void
     private let state = NIOLockedValueBox(State())
 
-    init(slots: Int, queueLimit: Int) {
+    init(slots: Int, queueLimit: Int, onQueueChange: @escaping @Sendable (Int) -> Void = { _ in }) {
         self.slots = max(1, slots)
         self.queueLimit = max(0, queueLimit)
+        self.onQueueChange = onQueueChange
     }
 
     /// Waits for a slot. `.admitted` must be followed by ``leave()``; a cancelled wait throws.
@@ -32,7 +37,9 @@ final class Admission: Sendable {
                 state.running += 1
                 return .admitted
             }
-            guard state.waiting.count < queueLimit else { return .full }
+            // The place is taken now, so concurrent arrivals cannot overfill the queue.
+            guard state.queued < queueLimit else { return .full }
+            state.queued += 1
             state.nextID += 1
             return .wait(state.nextID)
         }
@@ -40,18 +47,31 @@ final class Admission: Sendable {
         case .admitted: return .admitted
         case .full: return .queueFull
         case .wait(let id):
+            onQueueChange(1)
+            defer { onQueueChange(-1) }
             let admitted = await withTaskCancellationHandler {
                 await withCheckedContinuation { continuation in
-                    let cancelled = state.withLockedValue { state in
-                        if Task.isCancelled { return true }
+                    let settled = state.withLockedValue { state -> Bool? in
+                        if Task.isCancelled {
+                            state.queued -= 1
+                            return false
+                        }
+                        // A slot freed since the decision, with nobody waiting to hand it to.
+                        if state.running < slots {
+                            state.queued -= 1
+                            state.running += 1
+                            return true
+                        }
                         state.waiting.append((id, continuation))
-                        return false
+                        return nil
                     }
-                    if cancelled { continuation.resume(returning: false) }
+                    if let settled { continuation.resume(returning: settled) }
                 }
             } onCancel: {
-                let removed = state.withLockedValue { state in
-                    state.waiting.firstIndex { $0.id == id }.map { state.waiting.remove(at: $0).continuation }
+                let removed = state.withLockedValue { state -> CheckedContinuation<Bool, Never>? in
+                    guard let index = state.waiting.firstIndex(where: { $0.id == id }) else { return nil }
+                    state.queued -= 1
+                    return state.waiting.remove(at: index).continuation
                 }
                 removed?.resume(returning: false)
             }
@@ -63,15 +83,13 @@ final class Admission: Sendable {
     /// Frees a slot, handing it to the longest waiter if any.
     func leave() {
         let next = state.withLockedValue { state -> CheckedContinuation<Bool, Never>? in
-            if !state.waiting.isEmpty { return state.waiting.removeFirst().continuation }
+            if !state.waiting.isEmpty {
+                state.queued -= 1
+                return state.waiting.removeFirst().continuation
+            }
             state.running -= 1
             return nil
         }
         next?.resume(returning: true)
-    }
-
-    /// Slots in use and requests waiting.
-    var counts: (running: Int, waiting: Int) {
-        state.withLockedValue { ($0.running, $0.waiting.count) }
     }
 }

@@ -63,7 +63,8 @@ public final class ImageProxy: Sendable {
         let wallClock = pipelineConfiguration.wallClock
         results = ResultCache(
             memoryLimit: configuration.resultMemoryLimit, disk: pipeline.dataCache, timeToLive: configuration.cacheMaxAge, now: wallClock)
-        admission = Admission(slots: configuration.processingSlots, queueLimit: configuration.queueLimit)
+        let metrics = self.metrics
+        admission = Admission(slots: configuration.processingSlots, queueLimit: configuration.queueLimit) { metrics.queueChanged(by: $0) }
         threads = NIOThreadPool(numberOfThreads: max(1, configuration.processingSlots))
         threads.start()
         renderer = Renderer(decoder: pipelineConfiguration.decoder, threads: threads)

@@ -45,6 +45,7 @@ public struct ProxyConfiguration: Sendable {
         pipeline.diskCache = cacheDirectory.map { DataCache.Configuration(directory: $0) }
         pipeline.maximumConcurrentDownloads = 32
         pipeline.maximumPixels = 50_000_000
+        pipeline.maximumResponseBytes = 32_000_000
         // A failing source answers with its own status every time (404, 422...), not a
         // blocklist's; a CDN in front keeps errors for ``errorMaxAge``.
         pipeline.failedURLBlockDuration = .zero
