@@ -63,6 +63,36 @@ def stop(process):
         process.kill()
 
 
+def rss_kb(pid):
+    total = 0
+    for p in [pid] + children(pid):
+        try:
+            with open(f"/proc/{p}/status") as f:
+                total += int(re.search(r"VmRSS:\s+(\d+)", f.read()).group(1))
+        except (OSError, AttributeError):
+            pass
+    return total
+
+
+def trace_rss(pid, interval):
+    """Samples the server's RSS in a thread; the returned function stops it and gives the samples."""
+    import threading
+    samples, done = [], threading.Event()
+
+    def sample():
+        while not done.wait(interval):
+            samples.append(rss_kb(pid))
+
+    thread = threading.Thread(target=sample, daemon=True)
+    thread.start()
+
+    def stop():
+        done.set()
+        thread.join()
+        return samples
+    return stop
+
+
 def wait_ready(url):
     for _ in range(200):
         try:
@@ -122,6 +152,7 @@ def main():
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--only", choices=["magpie", "thumbor"], help="run one server (for profiling)")
     parser.add_argument("--modes", default="cold,hot")
+    parser.add_argument("--trace-rss", type=float, metavar="SECONDS", help="print each server's RSS every SECONDS during the run")
     args = parser.parse_args()
 
     magpie = os.path.join(ROOT, ".build", "release", "magpie")
@@ -173,7 +204,11 @@ def main():
                             for n in subset:
                                 source = urllib.parse.quote(f"{origin}/{n}", safe="")
                                 urllib.request.urlopen(f"http://127.0.0.1:{port}{prefix}{source}{suffix}", timeout=60).read()
+                        tracer = trace_rss(process.pid, args.trace_rss) if args.trace_rss else None
                         rps, p50, p99, errors = wrk(port, prefix, suffix, origin, subset, mode, args.seconds, args.connections)
+                        if tracer:
+                            samples = tracer()
+                            print(f"     RSS every {args.trace_rss:g} s (MB): " + " ".join(f"{kb / 1024:.0f}" for kb in samples), flush=True)
                         rss = peak_rss_kb(process.pid) / 1024
                     finally:
                         stop(process)

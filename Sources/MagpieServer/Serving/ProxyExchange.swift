@@ -22,7 +22,7 @@ public struct ProxyRequest: Sendable {
 
 /// What the proxy answers.
 public struct ProxyResponse: Sendable {
-    /// The HTTP status: 200, 304, or the error statuses listed in the ImageProxy article.
+    /// The HTTP status: 200, 304, or an error status (<doc:ServingImages> lists them).
     public var status: Int
     /// Header fields in the order they are sent.
     public var headers: [(name: String, value: String)]
