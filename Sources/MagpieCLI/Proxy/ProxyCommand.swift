@@ -60,6 +60,9 @@ struct ProxyCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Images waiting for a slot before requests get 503.", valueName: "n"))
     var queue = 64
 
+    @Option(help: ArgumentHelp("Memory decodes in progress may hold together (progressive JPEGs hold every coefficient); a larger source is decoded alone.", valueName: "MB"))
+    var decodeMemoryMB = 256
+
     @Option(help: ArgumentHelp("Seconds before a request gets 504.", valueName: "seconds"))
     var timeout: Double = 30
 
@@ -76,8 +79,9 @@ struct ProxyCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
-        guard maxAge >= 0, queue >= 0, timeout > 0, maxSourceMB > 0, maxSourceMP > 0 else {
-            throw ValidationError("--max-age and --queue cannot be negative; --timeout, --max-source-mb and --max-source-mp must be positive.")
+        guard maxAge >= 0, queue >= 0, timeout > 0, maxSourceMB > 0, maxSourceMP > 0, decodeMemoryMB > 0 else {
+            throw ValidationError(
+                "--max-age and --queue cannot be negative; --timeout, --max-source-mb, --max-source-mp and --decode-memory-mb must be positive.")
         }
         if let slots, slots < 1 { throw ValidationError("--slots must be at least 1.") }
         guard Logger.Level(rawValue: logLevel) != nil else {
@@ -125,6 +129,7 @@ struct ProxyCommand: AsyncParsableCommand {
         configuration.sources = SourcePolicy(allowedHosts: allowedHosts)
         configuration.cacheMaxAge = .seconds(maxAge)
         configuration.queueLimit = queue
+        configuration.decodeMemoryBudget = decodeMemoryMB * 1_000_000
         if let slots { configuration.processingSlots = slots }
         configuration.requestTimeout = .nanoseconds(Int64(timeout * 1e9))
         configuration.pipeline.maximumResponseBytes = maxSourceMB * 1_000_000

@@ -1,40 +1,54 @@
 import NIOConcurrencyHelpers
 
-/// A fixed number of processing slots and a bounded queue for them, first come first served.
-/// A request that finds the queue full is turned away at once rather than waiting without
-/// bound; one that is cancelled while waiting gives up its place.
+/// A fixed number of processing slots, a budget for the memory decoding holds (see
+/// ``DecodeMemory``), and a bounded queue for both, first come first served. A request that
+/// finds the queue full is turned away at once rather than waiting without bound; one that is
+/// cancelled while waiting gives up its place. A request costing more than the whole budget
+/// runs when nothing else holds any of it, so it is never refused for its size here (the pixel
+/// limit does that).
 final class Admission: Sendable {
     enum Entry: Sendable {
         case admitted
         case queueFull
     }
 
+    private struct Waiter {
+        let id: UInt64
+        let cost: Int
+        let continuation: CheckedContinuation<Bool, Never>
+    }
+
     private struct State {
         var running = 0
+        var memory = 0
         /// Places in the queue taken, including by requests about to start waiting.
         var queued = 0
-        var waiting: [(id: UInt64, continuation: CheckedContinuation<Bool, Never>)] = []
+        var waiting: [Waiter] = []
         var nextID: UInt64 = 0
     }
 
     let slots: Int
     let queueLimit: Int
+    let memoryBudget: Int
     /// Told +1 when a request starts waiting and -1 when it stops, for a queue-length gauge.
     private let onQueueChange: @Sendable (Int) -> Void
     private let state = NIOLockedValueBox(State())
 
-    init(slots: Int, queueLimit: Int, onQueueChange: @escaping @Sendable (Int) -> Void = { _ in }) {
+    init(slots: Int, queueLimit: Int, memoryBudget: Int = .max, onQueueChange: @escaping @Sendable (Int) -> Void = { _ in }) {
         self.slots = max(1, slots)
         self.queueLimit = max(0, queueLimit)
+        self.memoryBudget = max(0, memoryBudget)
         self.onQueueChange = onQueueChange
     }
 
-    /// Waits for a slot. `.admitted` must be followed by ``leave()``; a cancelled wait throws.
-    func enter() async throws(CancellationError) -> Entry {
+    /// Waits for a slot and `cost` bytes of the memory budget. `.admitted` must be followed by
+    /// ``leave(cost:)`` with the same cost; a cancelled wait throws.
+    func enter(cost: Int = 0) async throws(CancellationError) -> Entry {
         enum Decision { case admitted, full, wait(UInt64) }
         let decision = state.withLockedValue { state -> Decision in
-            if state.running < slots {
+            if state.waiting.isEmpty, state.queued == 0, fits(cost, in: state) {
                 state.running += 1
+                state.memory += cost
                 return .admitted
             }
             // The place is taken now, so concurrent arrivals cannot overfill the queue.
@@ -51,45 +65,63 @@ final class Admission: Sendable {
             defer { onQueueChange(-1) }
             let admitted = await withTaskCancellationHandler {
                 await withCheckedContinuation { continuation in
-                    let settled = state.withLockedValue { state -> Bool? in
+                    let (cancelled, ready) = state.withLockedValue { state -> (Bool, [Waiter]) in
                         if Task.isCancelled {
                             state.queued -= 1
-                            return false
+                            return (true, admitReady(&state))
                         }
-                        // A slot freed since the decision, with nobody waiting to hand it to.
-                        if state.running < slots {
-                            state.queued -= 1
-                            state.running += 1
-                            return true
-                        }
-                        state.waiting.append((id, continuation))
-                        return nil
+                        // Slots or memory may have freed since the decision, with nobody to hand them to.
+                        state.waiting.append(Waiter(id: id, cost: cost, continuation: continuation))
+                        return (false, admitReady(&state))
                     }
-                    if let settled { continuation.resume(returning: settled) }
+                    if cancelled { continuation.resume(returning: false) }
+                    for waiter in ready { waiter.continuation.resume(returning: true) }
                 }
             } onCancel: {
-                let removed = state.withLockedValue { state -> CheckedContinuation<Bool, Never>? in
-                    guard let index = state.waiting.firstIndex(where: { $0.id == id }) else { return nil }
+                let (removed, ready) = state.withLockedValue { state -> (Waiter?, [Waiter]) in
+                    guard let index = state.waiting.firstIndex(where: { $0.id == id }) else { return (nil, []) }
                     state.queued -= 1
-                    return state.waiting.remove(at: index).continuation
+                    let removed = state.waiting.remove(at: index)
+                    // The leaver may have been what the ones behind it waited on.
+                    return (removed, admitReady(&state))
                 }
-                removed?.resume(returning: false)
+                removed?.continuation.resume(returning: false)
+                for waiter in ready { waiter.continuation.resume(returning: true) }
             }
             guard admitted else { throw CancellationError() }
             return .admitted
         }
     }
 
-    /// Frees a slot, handing it to the longest waiter if any.
-    func leave() {
-        let next = state.withLockedValue { state -> CheckedContinuation<Bool, Never>? in
-            if !state.waiting.isEmpty {
-                state.queued -= 1
-                return state.waiting.removeFirst().continuation
-            }
+    /// Frees a slot and `cost` bytes of the budget, handing them to the waiters in order.
+    func leave(cost: Int = 0) {
+        let ready = state.withLockedValue { state -> [Waiter] in
             state.running -= 1
-            return nil
+            state.memory -= cost
+            return admitReady(&state)
         }
-        next?.resume(returning: true)
+        for waiter in ready { waiter.continuation.resume(returning: true) }
+    }
+
+    /// Slots in use, budget in use and queue places taken (for tests).
+    var usage: (running: Int, memory: Int, queued: Int) {
+        state.withLockedValue { ($0.running, $0.memory, $0.queued) }
+    }
+
+    private func fits(_ cost: Int, in state: State) -> Bool {
+        state.running < slots && (state.memory == 0 || cost <= memoryBudget - state.memory)
+    }
+
+    /// Admits waiters from the front of the queue while the first one fits.
+    private func admitReady(_ state: inout State) -> [Waiter] {
+        var ready: [Waiter] = []
+        while let first = state.waiting.first, fits(first.cost, in: state) {
+            state.waiting.removeFirst()
+            state.queued -= 1
+            state.running += 1
+            state.memory += first.cost
+            ready.append(first)
+        }
+        return ready
     }
 }

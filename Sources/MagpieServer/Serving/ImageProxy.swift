@@ -64,7 +64,9 @@ public final class ImageProxy: Sendable {
         results = ResultCache(
             memoryLimit: configuration.resultMemoryLimit, disk: pipeline.dataCache, timeToLive: configuration.cacheMaxAge, now: wallClock)
         let metrics = self.metrics
-        admission = Admission(slots: configuration.processingSlots, queueLimit: configuration.queueLimit) { metrics.queueChanged(by: $0) }
+        admission = Admission(
+            slots: configuration.processingSlots, queueLimit: configuration.queueLimit, memoryBudget: configuration.decodeMemoryBudget
+        ) { metrics.queueChanged(by: $0) }
         threads = NIOThreadPool(numberOfThreads: max(1, configuration.processingSlots))
         threads.start()
         renderer = Renderer(decoder: pipelineConfiguration.decoder, threads: threads)
@@ -236,15 +238,16 @@ public final class ImageProxy: Sendable {
         var timings = StageTimings()
         let clock = ContinuousClock()
         let queued = clock.now
+        let decodeMemory = DecodeMemory.estimate(original.data)
         let entry: Admission.Entry
         do {
-            entry = try await admission.enter()
+            entry = try await admission.enter(cost: decodeMemory)
         } catch {
             throw .cancelled
         }
         timings.add(queued.duration(to: clock.now), to: .queue)
         guard case .admitted = entry else { return .queueFull }
-        defer { admission.leave() }
+        defer { admission.leave(cost: decodeMemory) }
         if Task.isCancelled { throw .cancelled }
 
         let limits = pipeline.configuration

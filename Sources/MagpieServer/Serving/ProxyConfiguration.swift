@@ -32,6 +32,11 @@ public struct ProxyConfiguration: Sendable {
     public var processingSlots = max(1, ProcessInfo.processInfo.activeProcessorCount)
     /// Images waiting for a slot; beyond this, requests get 503 with `Retry-After`.
     public var queueLimit = 64
+    /// Memory that decodes in progress may hold together, in bytes: progressive JPEGs keep
+    /// every coefficient of the image while decoding (about 3 bytes a pixel for a photo, 6 with
+    /// full-size chroma), so a few large ones at once could take gigabytes. A source that needs
+    /// more than the whole budget is decoded alone.
+    public var decodeMemoryBudget = 256_000_000
     /// A request taking longer gets 504.
     public var requestTimeout: Duration = .seconds(30)
     /// Where the access log and errors go.

@@ -98,6 +98,33 @@ struct ProxyLoadTests {
         }
     }
 
+    /// Progressive JPEGs hold every coefficient while decoding: beyond the memory budget the
+    /// next one waits, though a slot is free.
+    @Test func progressiveDecodesShareTheMemoryBudget() async throws {
+        let decoder = GatedDecoder()
+        let progressive = try TestImages.texture(width: 1600, height: 1200, format: .jpeg, progressive: true)
+        try await withProxyFixture(configure: { configuration in
+            configuration.pipeline.decoder = decoder
+            configuration.processingSlots = 2
+            configuration.decodeMemoryBudget = 4_000_000  // one of these (5.8 MB) at a time
+        }) { fixture in
+            fixture.origin.serve("/a.jpg", .image(progressive))
+            fixture.origin.serve("/b.jpg", .image(progressive))
+            async let first = fixture.get(fixture.path("/a.jpg", "s:100"))
+            try await waitUntil { decoder.callCount == 1 }
+            async let second = fixture.get(fixture.path("/b.jpg", "s:100"))
+            for _ in 0..<2000 where try await fixture.metric("magpie_proxy_queued_requests") < 1 {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            #expect(try await fixture.metric("magpie_proxy_queued_requests") == 1)
+            #expect(decoder.callCount == 1)
+            decoder.open()
+            #expect(try await first.status == 200)
+            #expect(try await second.status == 200)
+            #expect(decoder.callCount == 2)
+        }
+    }
+
     @Test func slowSourceIs504() async throws {
         try await withProxyFixture(configure: { $0.requestTimeout = .milliseconds(300) }) { fixture in
             let gate = Gate()
