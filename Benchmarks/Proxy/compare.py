@@ -39,12 +39,13 @@ def children(pid):
         return []
 
 
-def peak_rss_kb(pid):
+def status_kb(pid, field):
+    """A /proc status field (VmRSS, VmHWM) in kB, summed over the server and its children."""
     total = 0
     for p in [pid] + children(pid):
         try:
             with open(f"/proc/{p}/status") as f:
-                total += int(re.search(r"VmHWM:\s+(\d+)", f.read()).group(1))
+                total += int(re.search(rf"{field}:\s+(\d+)", f.read()).group(1))
         except (OSError, AttributeError):
             pass
     return total
@@ -63,17 +64,6 @@ def stop(process):
         process.kill()
 
 
-def rss_kb(pid):
-    total = 0
-    for p in [pid] + children(pid):
-        try:
-            with open(f"/proc/{p}/status") as f:
-                total += int(re.search(r"VmRSS:\s+(\d+)", f.read()).group(1))
-        except (OSError, AttributeError):
-            pass
-    return total
-
-
 def trace_rss(pid, interval):
     """Samples the server's RSS in a thread; the returned function stops it and gives the samples."""
     import threading
@@ -81,7 +71,7 @@ def trace_rss(pid, interval):
 
     def sample():
         while not done.wait(interval):
-            samples.append(rss_kb(pid))
+            samples.append(status_kb(pid, "VmRSS"))
 
     thread = threading.Thread(target=sample, daemon=True)
     thread.start()
@@ -209,7 +199,7 @@ def main():
                         if tracer:
                             samples = tracer()
                             print(f"     RSS every {args.trace_rss:g} s (MB): " + " ".join(f"{kb / 1024:.0f}" for kb in samples), flush=True)
-                        rss = peak_rss_kb(process.pid) / 1024
+                        rss = status_kb(process.pid, "VmHWM") / 1024
                     finally:
                         stop(process)
                     results.setdefault((mode, name), []).append((rps, p50, p99, rss, errors))

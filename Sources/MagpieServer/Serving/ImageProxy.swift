@@ -96,31 +96,48 @@ public final class ImageProxy: Sendable {
     /// one-line reason. Cancelling the calling task (the client went away) leaves the work,
     /// which stops unless another request is waiting for the same result.
     public func respond(to request: ProxyRequest) async -> ProxyResponse {
-        let started = ContinuousClock.now
-        metrics.started()
-        let answer: Answer
-        switch prepare(request) {
-        case .answered(let immediate): answer = immediate
-        case .needsWork(let work): answer = await answerWithinTimeout(work, request)
+        switch firstLook(at: request) {
+        case .answered(let response): response
+        case .pending(let pending): await answer(pending)
         }
-        return finish(answer, request: request, started: started)
     }
 
-    /// The answer when it needs no waiting (a bad URL, or a result in the memory cache), else
-    /// `nil`. Servers try this first: such answers need neither a timeout nor a watch on the
-    /// client, which cost more than the answer itself.
-    func respondAtOnce(to request: ProxyRequest) -> ProxyResponse? {
+    /// A request read, checked and looked up in memory that still needs waiting: the disk, the
+    /// network or processing.
+    struct PendingRequest: Sendable {
+        fileprivate let work: Work
+        fileprivate let request: ProxyRequest
+        fileprivate let started: ContinuousClock.Instant
+    }
+
+    enum FirstLook: Sendable {
+        /// Answered at once: a bad URL, or a result in the memory cache.
+        case answered(ProxyResponse)
+        case pending(PendingRequest)
+    }
+
+    /// Reads and checks the request and answers it if that needs no waiting. Servers look
+    /// first and set up a timeout and a watch on the client only for what is pending: for a
+    /// memory-cache hit those cost more than the answer itself.
+    func firstLook(at request: ProxyRequest) -> FirstLook {
         let started = ContinuousClock.now
-        guard case .answered(let answer) = prepare(request) else { return nil }
         metrics.started()
-        return finish(answer, request: request, started: started)
+        switch prepare(request) {
+        case .answered(let answer): return .answered(finish(answer, request: request, started: started))
+        case .needsWork(let work): return .pending(PendingRequest(work: work, request: request, started: started))
+        }
+    }
+
+    /// Answers a pending request within the request timeout.
+    func answer(_ pending: PendingRequest) async -> ProxyResponse {
+        let answer = await answerWithinTimeout(pending.work, pending.request)
+        return finish(answer, request: pending.request, started: pending.started)
     }
 
     private typealias Answer = (response: ProxyResponse, timings: StageTimings, cache: String?)
 
-    /// A request read, checked and looked up in memory, that still needs the disk, the network
-    /// or processing.
-    private struct Work: Sendable {
+    /// What a pending request needs done, from its URL and headers.
+    fileprivate struct Work: Sendable {
         let source: URL
         let options: ProxyOptions
         let accepted: FormatNegotiation.Accepted

@@ -43,12 +43,11 @@ public struct ImageProxyResponder: HTTPResponder {
         var headers: [String: String] = [:]
         for field in request.headers { headers[field.name.canonicalName] = field.value }
         let proxyRequest = ProxyRequest(path: request.uri.description, headers: headers)
-        let answer: ProxyResponse
-        if let immediate = proxy.respondAtOnce(to: proxyRequest) {
-            answer = immediate
-        } else {
-            answer = await answerUnlessClientGoes(proxyRequest, channel: context.channel)
-        }
+        let answer: ProxyResponse =
+            switch proxy.firstLook(at: proxyRequest) {
+            case .answered(let response): response
+            case .pending(let pending): await answerUnlessClientGoes(pending, channel: context.channel)
+            }
         var fields = HTTPFields()
         for (name, value) in answer.headers {
             if let fieldName = HTTPField.Name(name) { fields.append(HTTPField(name: fieldName, value: value)) }
@@ -58,9 +57,9 @@ public struct ImageProxyResponder: HTTPResponder {
     }
 
     /// Answers in a task that the connection's closing cancels.
-    private func answerUnlessClientGoes(_ request: ProxyRequest, channel: any Channel) async -> ProxyResponse {
+    private func answerUnlessClientGoes(_ pending: ImageProxy.PendingRequest, channel: any Channel) async -> ProxyResponse {
         let proxy = self.proxy
-        let work = Task { await proxy.respond(to: request) }
+        let work = Task { await proxy.answer(pending) }
         guard let watch = try? await channel.pipeline.handler(type: DisconnectWatch.self).get() else {
             return await work.value
         }

@@ -7,25 +7,15 @@ public import Foundation
 public final class NginxImageCache: Sendable {
     /// The port on 127.0.0.1.
     public let port: Int
-    private let folder: URL
-    private let daemon: DaemonProcess
+    private let nginx: NginxInstance
 
     /// Starts nginx in front of the replicas listening on `replicaPorts` (127.0.0.1).
     public init(replicaPorts: [Int]) async throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("magpie-nginx-cache-\(UUID().uuidString)", isDirectory: true)
-        for sub in ["tmp", "cache"] {
-            try FileManager.default.createDirectory(
-                at: folder.appendingPathComponent(sub), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o777])
+        // nginx's workers write the cache.
+        nginx = try await NginxInstance.start(name: "magpie-nginx-cache", subfolders: [("tmp", 0o777), ("cache", 0o777)]) { base, port in
+            Self.configuration(base: base, port: port, replicas: replicaPorts)
         }
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder.path)
-        let folder = folder
-        (port, daemon) = try await LoopbackPort.retryingIfTaken { port in
-            let file = folder.appendingPathComponent("nginx.conf")
-            try Data(Self.configuration(folder: folder, port: port, replicas: replicaPorts).utf8).write(to: file)
-            return try await DaemonProcess(
-                executable: "nginx", arguments: ["-p", folder.path, "-c", file.path, "-g", "daemon off;"], port: port,
-                outputFile: folder.appendingPathComponent("output.log"))
-        }
+        port = nginx.port
     }
 
     /// `http://127.0.0.1:port` followed by `path`.
@@ -35,22 +25,17 @@ public final class NginxImageCache: Sendable {
 
     /// Stops nginx and removes its folder.
     public func stop() {
-        daemon.stop()
-        try? FileManager.default.removeItem(at: folder)
+        nginx.stop()
     }
 
     /// The README's configuration, with this test's folders and ports.
-    static func configuration(folder: URL, port: Int, replicas: [Int]) -> String {
-        let base = folder.path
+    static func configuration(base: String, port: Int, replicas: [Int]) -> String {
         let servers = replicas.map { "        server 127.0.0.1:\($0);" }.joined(separator: "\n")
         return """
-            worker_processes 1;
-            error_log \(base)/error.log;
-            pid \(base)/nginx.pid;
-            events { worker_connections 256; }
+            \(NginxInstance.preamble(base: base))
             http {
                 access_log off;
-                \(NginxServer.temporaryPaths(in: base))
+                \(NginxInstance.temporaryPaths(in: base))
 
                 # The source: what follows the signature and the option segments (those with a colon).
                 map $request_uri $magpie_source {

@@ -22,34 +22,22 @@ public final class NginxServer: Sendable {
     public let port: Int
     /// Whether it serves https (with HTTP/2) rather than plain http.
     public let usesTLS: Bool
-    private let folder: URL
-    private let daemon: DaemonProcess
+    private let nginx: NginxInstance
 
     /// Starts nginx. `certificate` turns on TLS and HTTP/2; `clientCA` then requires a client
     /// certificate issued by that CA; `tlsProtocols` (nginx's `ssl_protocols`, such as
     /// `"TLSv1.2"`) limits the versions offered.
     public init(certificate: ThrowawayCA.Issued? = nil, clientCA: URL? = nil, tlsProtocols: String? = nil) async throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("magpie-nginx-\(UUID().uuidString)", isDirectory: true)
-        // nginx's workers run as nobody when started by root: the folders must be readable by all.
-        for sub in ["html", "tmp"] {
-            try FileManager.default.createDirectory(
-                at: folder.appendingPathComponent(sub), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
-        }
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder.path)
         usesTLS = certificate != nil
-        let folder = folder
-        (port, daemon) = try await LoopbackPort.retryingIfTaken { port in
-            let file = folder.appendingPathComponent("nginx.conf")
-            try Data(Self.configuration(folder: folder, port: port, certificate: certificate, clientCA: clientCA, tlsProtocols: tlsProtocols).utf8).write(to: file)
-            return try await DaemonProcess(
-                executable: "nginx", arguments: ["-p", folder.path, "-c", file.path, "-g", "daemon off;"], port: port,
-                outputFile: folder.appendingPathComponent("output.log"))
+        nginx = try await NginxInstance.start(name: "magpie-nginx", subfolders: [("html", 0o755), ("tmp", 0o755)]) { base, port in
+            Self.configuration(base: base, port: port, certificate: certificate, clientCA: clientCA, tlsProtocols: tlsProtocols)
         }
+        port = nginx.port
     }
 
     /// Writes `bytes` where nginx serves them as `path`.
     public func serve(_ bytes: [UInt8], at path: String) throws {
-        let file = folder.appendingPathComponent("html").appendingPathComponent(path)
+        let file = nginx.folder.appendingPathComponent("html").appendingPathComponent(path)
         try Data(bytes).write(to: file)
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file.path)
     }
@@ -61,7 +49,7 @@ public final class NginxServer: Sendable {
 
     /// Requests served so far, oldest first.
     public func requests() -> [Request] {
-        let text = (try? String(contentsOf: folder.appendingPathComponent("access.log"), encoding: .utf8)) ?? ""
+        let text = (try? String(contentsOf: nginx.folder.appendingPathComponent("access.log"), encoding: .utf8)) ?? ""
         return text.split(separator: "\n").compactMap { line in
             let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
             guard fields.count == 5, let connection = Int(fields[0]), let status = Int(fields[2]) else { return nil }
@@ -73,14 +61,12 @@ public final class NginxServer: Sendable {
 
     /// Stops nginx and removes its folder.
     public func stop() {
-        daemon.stop()
-        try? FileManager.default.removeItem(at: folder)
+        nginx.stop()
     }
 
     private static func configuration(
-        folder: URL, port: Int, certificate: ThrowawayCA.Issued?, clientCA: URL?, tlsProtocols: String?
+        base: String, port: Int, certificate: ThrowawayCA.Issued?, clientCA: URL?, tlsProtocols: String?
     ) -> String {
-        let base = folder.path
         var listen = "listen 127.0.0.1:\(port);"
         var tls = ""
         if let certificate {
@@ -95,14 +81,11 @@ public final class NginxServer: Sendable {
             }
         }
         return """
-            worker_processes 1;
-            error_log \(base)/error.log;
-            pid \(base)/nginx.pid;
-            events { worker_connections 256; }
+            \(NginxInstance.preamble(base: base))
             http {
                 log_format magpie "$connection\\t$server_protocol\\t$status\\t$request_uri\\t$http_proxy_authorization";
                 access_log \(base)/access.log magpie;
-                \(temporaryPaths(in: base))
+                \(NginxInstance.temporaryPaths(in: base))
                 types { image/jpeg jpg; image/png png; }
                 server {
                     \(listen)
@@ -111,13 +94,5 @@ public final class NginxServer: Sendable {
                 }
             }
             """
-    }
-}
-
-extension NginxServer {
-    /// nginx's temporary folders, all inside the instance's own folder: the system's defaults
-    /// are not writable by a test run.
-    static func temporaryPaths(in base: String) -> String {
-        ["client_body", "proxy", "fastcgi", "uwsgi", "scgi"].map { "\($0)_temp_path \(base)/tmp;" }.joined(separator: " ")
     }
 }

@@ -50,6 +50,17 @@ struct ProxyFixture: Sendable {
         return 0
     }
 
+    /// The value of the sample `line` once it reaches `value`, polling `/metrics` for up to 20 s
+    /// (the value then, if it never does).
+    func metric(_ line: String, reaching value: Double) async throws -> Double {
+        for _ in 0..<2000 {
+            let current = try await metric(line)
+            if current >= value { return current }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return try await metric(line)
+    }
+
     static let key = "943b421c9eb07c830af81030552c86009268de4e532ba2ee2eab8247c6da0881"
     static let salt = "520f986b998545b4785e0defbc4f3c1203f22de2374a3d53cb7a7fe9fea309c5"
 }

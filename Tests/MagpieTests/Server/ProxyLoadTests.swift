@@ -23,9 +23,7 @@ struct ProxyLoadTests {
                 for _ in 0..<4 { group.addTask { try await fixture.get(path) } }
                 try await waitUntil { decoder.callCount == 1 }
                 // The other three join the work held in the decoder.
-                for _ in 0..<2000 where try await fixture.metric("magpie_proxy_coalesced_total") < 3 {
-                    try await Task.sleep(for: .milliseconds(10))
-                }
+                _ = try await fixture.metric("magpie_proxy_coalesced_total", reaching: 3)
                 decoder.open()
                 return try await group.reduce(into: []) { $0.append($1) }
             }
@@ -62,10 +60,7 @@ struct ProxyLoadTests {
             try await waitUntil { fixture.proxy.pipeline.statistics.coalesced >= 1 }
             try await leaver.close()
             // The leaver's request has ended (499, like the first one's) before the source arrives.
-            for _ in 0..<2000 where try await fixture.metric("magpie_proxy_requests_total{status=\"499\"}") < 2 {
-                try await Task.sleep(for: .milliseconds(10))
-            }
-            #expect(try await fixture.metric("magpie_proxy_requests_total{status=\"499\"}") == 2)
+            #expect(try await fixture.metric("magpie_proxy_requests_total{status=\"499\"}", reaching: 2) == 2)
             second.open()
             #expect(try await staying.status == 200)
             #expect(fixture.origin.statistics(for: "/slow2.jpg").requests == 1)
@@ -84,10 +79,7 @@ struct ProxyLoadTests {
             async let first = fixture.get(fixture.path("/a.jpg", "s:100"))
             try await waitUntil { decoder.callCount == 1 }
             async let second = fixture.get(fixture.path("/b.jpg", "s:100"))
-            for _ in 0..<2000 where try await fixture.metric("magpie_proxy_queued_requests") < 1 {
-                try await Task.sleep(for: .milliseconds(10))
-            }
-            #expect(try await fixture.metric("magpie_proxy_queued_requests") == 1)
+            #expect(try await fixture.metric("magpie_proxy_queued_requests", reaching: 1) == 1)
             let third = try await fixture.get(fixture.path("/c.jpg", "s:100"))
             #expect(third.status == 503)
             #expect(third.header("Retry-After") == "1")
@@ -113,10 +105,7 @@ struct ProxyLoadTests {
             async let first = fixture.get(fixture.path("/a.jpg", "s:100"))
             try await waitUntil { decoder.callCount == 1 }
             async let second = fixture.get(fixture.path("/b.jpg", "s:100"))
-            for _ in 0..<2000 where try await fixture.metric("magpie_proxy_queued_requests") < 1 {
-                try await Task.sleep(for: .milliseconds(10))
-            }
-            #expect(try await fixture.metric("magpie_proxy_queued_requests") == 1)
+            #expect(try await fixture.metric("magpie_proxy_queued_requests", reaching: 1) == 1)
             #expect(decoder.callCount == 1)
             decoder.open()
             #expect(try await first.status == 200)
