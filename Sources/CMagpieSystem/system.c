@@ -2,6 +2,8 @@
 
 // Any C library header defines __GLIBC__ (through features.h) when the C library is glibc.
 #include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
 
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -20,4 +22,11 @@ int magpie_limit_malloc_arenas(int count) {
     (void)count;
     return 0;
 #endif
+}
+
+int magpie_parse_ipv4(const char *text, unsigned char address[4]) {
+    struct in_addr parsed;
+    if (inet_aton(text, &parsed) == 0) return 0;
+    memcpy(address, &parsed.s_addr, 4);
+    return 1;
 }

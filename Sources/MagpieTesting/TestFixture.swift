@@ -33,6 +33,9 @@ public func withTestFixture<T: Sendable>(
         .appendingPathComponent("magpie-test-\(UUID().uuidString)", isDirectory: true)
     let clock = ManualClock()
     var configuration = ImagePipeline.Configuration()
+    // Loopback connects take microseconds, but a machine loaded by other suites (or Thread
+    // Sanitizer) can hold one for seconds: tests about connect timeouts set their own.
+    configuration.connectTimeout = .seconds(60)
     configuration.diskCache = DataCache.Configuration(directory: directory.appendingPathComponent("cache"))
     configuration.clock = clock.monotonic
     configuration.wallClock = clock.wall

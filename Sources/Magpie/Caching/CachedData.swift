@@ -27,13 +27,42 @@ public struct HTTPMetadata: Sendable, Equatable, Codable {
     public var contentType: String?
     /// Until when the response is fresh, from `Cache-Control: max-age` or `Expires`.
     public var freshUntil: Date?
+    /// The URLs the request was redirected to, in order: the last one served the bytes. Kept so
+    /// that a load under a ``SourcePolicy`` refuses cached bytes that came through a host the
+    /// policy does not allow. Entries written before Magpie recorded redirects have none.
+    public var redirects: [URL]
 
     /// Creates metadata.
-    public init(etag: String? = nil, lastModified: String? = nil, contentType: String? = nil, freshUntil: Date? = nil) {
+    public init(
+        etag: String? = nil, lastModified: String? = nil, contentType: String? = nil, freshUntil: Date? = nil, redirects: [URL] = []
+    ) {
         self.etag = etag
         self.lastModified = lastModified
         self.contentType = contentType
         self.freshUntil = freshUntil
+        self.redirects = redirects
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case etag, lastModified, contentType, freshUntil, redirects
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        etag = try container.decodeIfPresent(String.self, forKey: .etag)
+        lastModified = try container.decodeIfPresent(String.self, forKey: .lastModified)
+        contentType = try container.decodeIfPresent(String.self, forKey: .contentType)
+        freshUntil = try container.decodeIfPresent(Date.self, forKey: .freshUntil)
+        redirects = try container.decodeIfPresent([URL].self, forKey: .redirects) ?? []
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(etag, forKey: .etag)
+        try container.encodeIfPresent(lastModified, forKey: .lastModified)
+        try container.encodeIfPresent(contentType, forKey: .contentType)
+        try container.encodeIfPresent(freshUntil, forKey: .freshUntil)
+        if !redirects.isEmpty { try container.encode(redirects, forKey: .redirects) }
     }
 
     /// Whether a conditional request can be made for these bytes.

@@ -141,10 +141,12 @@ public final class DataCache: Sendable {
         return FileManager.default.fileExists(atPath: files.url(for: files.name(for: key, variant: variant)).path)
     }
 
-    /// Stores an encoded variant of the original stored under `key`. Like ``store(_:)``, returns
-    /// at once and writes in the background.
-    public func storeVariant(_ bytes: [UInt8], for key: String, variant: String) {
-        let entry = CachedData(key: Self.storageKey(key, variant: variant), data: bytes, metadata: HTTPMetadata())
+    /// Stores an encoded variant of the original stored under `key`, made from bytes that came
+    /// through `redirects` (``HTTPMetadata/redirects``). Like ``store(_:)``, returns at once and
+    /// writes in the background.
+    public func storeVariant(_ bytes: [UInt8], for key: String, variant: String, redirects: [URL] = []) {
+        let entry = CachedData(
+            key: Self.storageKey(key, variant: variant), data: bytes, metadata: HTTPMetadata(redirects: redirects))
         enqueueWrite(entry, name: files.name(for: key, variant: variant))
     }
 

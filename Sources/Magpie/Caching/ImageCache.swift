@@ -105,6 +105,9 @@ public struct ImageCacheKey: Sendable, Hashable {
     /// Whether only the first frame of an animation was decoded
     /// (``ImageRequest/Options/firstFrameOnly``).
     public let firstFrameOnly: Bool
+    /// The request's own source policy (``ImageRequest/sourcePolicy``), if it had one: an image
+    /// loaded without it may have come through a host it refuses.
+    public let sourcePolicy: SourcePolicy?
 
     /// The ``ImageProcessing/identifier``s of the processors applied, in order.
     public var processors: [String] {
@@ -112,8 +115,12 @@ public struct ImageCacheKey: Sendable, Hashable {
     }
 
     /// Creates a key.
-    public init(dataKey: String, thumbnail: ImageRequest.Thumbnail?, processors: [String] = [], firstFrameOnly: Bool = false) {
+    public init(
+        dataKey: String, thumbnail: ImageRequest.Thumbnail?, processors: [String] = [], firstFrameOnly: Bool = false,
+        sourcePolicy: SourcePolicy? = nil
+    ) {
         self.dataKey = dataKey
+        self.sourcePolicy = sourcePolicy
         self.thumbnail = thumbnail
         self.firstFrameOnly = firstFrameOnly
         processorList = processors.isEmpty ? "" : processors.joined(separator: String(Self.separator))
@@ -125,7 +132,8 @@ public struct ImageCacheKey: Sendable, Hashable {
     // resource only if they are spelled the same, and hashing bytes skips String's
     // normalisation, which was half the cost of a memory-cache hit.
     public static func == (lhs: ImageCacheKey, rhs: ImageCacheKey) -> Bool {
-        guard lhs.thumbnail == rhs.thumbnail, lhs.processorList == rhs.processorList, lhs.firstFrameOnly == rhs.firstFrameOnly
+        guard lhs.thumbnail == rhs.thumbnail, lhs.processorList == rhs.processorList, lhs.firstFrameOnly == rhs.firstFrameOnly,
+            lhs.sourcePolicy == rhs.sourcePolicy
         else { return false }
         return lhs.dataKey.utf8.withContiguousStorageIfAvailable { left in
             rhs.dataKey.utf8.withContiguousStorageIfAvailable { right in
@@ -142,5 +150,6 @@ public struct ImageCacheKey: Sendable, Hashable {
         // Most keys have no processors; equal keys still hash equally without them.
         if !processorList.isEmpty { hasher.combine(processorList) }
         if firstFrameOnly { hasher.combine(true) }
+        if let sourcePolicy { hasher.combine(sourcePolicy) }
     }
 }

@@ -35,6 +35,7 @@ struct DataLoader: Sendable {
     /// the response head only, and a trickling body never trips the idle timeout.)
     func load(
         _ outgoing: OutgoingRequest,
+        sources: SourceRules,
         revalidating cached: HTTPMetadata?,
         partialBodies: Bool = false,
         now: @escaping @Sendable () -> Date,
@@ -43,7 +44,7 @@ struct DataLoader: Sendable {
     ) async throws(MagpieError) -> Outcome {
         let (result, timedOut) = await Deadline.run(within: limits.totalTimeout) {
             try await self.exchange(
-                outgoing, revalidating: cached, partialBodies: partialBodies, now: now, onRetryAfter: onRetryAfter, onEvent: onEvent)
+                outgoing, sources: sources, revalidating: cached, partialBodies: partialBodies, now: now, onRetryAfter: onRetryAfter, onEvent: onEvent)
         }
         switch result {
         case .success(let outcome): return outcome
@@ -55,6 +56,7 @@ struct DataLoader: Sendable {
 
     private func exchange(
         _ outgoing: OutgoingRequest,
+        sources: SourceRules,
         revalidating cached: HTTPMetadata?,
         partialBodies: Bool,
         now: @Sendable () -> Date,
@@ -71,9 +73,11 @@ struct DataLoader: Sendable {
             if let etag = cached.etag { headers["If-None-Match"] = etag }
             if let lastModified = cached.lastModified { headers["If-Modified-Since"] = lastModified }
         }
-        var redirects = 0
+        var redirects: [URL] = []
         while true {
             try check(url)
+            // Every hop, before anything is sent to its host.
+            try sources.check(url, hop: redirects.count, of: originalURL)
             var request = HTTPClientRequest(url: url.absoluteString)
             for (name, value) in headers { request.headers.replaceOrAdd(name: name, value: value) }
 
@@ -96,11 +100,11 @@ struct DataLoader: Sendable {
 
             if [301, 302, 303, 307, 308].contains(status), let location = response.headers.first(name: "Location") {
                 await discard(response.body)
-                redirects += 1
-                guard redirects <= limits.maximumRedirects else { throw .tooManyRedirects(originalURL) }
+                guard redirects.count < limits.maximumRedirects else { throw .tooManyRedirects(originalURL) }
                 guard let next = URL(string: location, relativeTo: url)?.absoluteURL else {
                     throw .invalidURL(location, reason: "the redirect's Location is not a URL")
                 }
+                redirects.append(next)
                 if !Self.sameOrigin(url, next) {
                     headers = headers.filter { !Self.credentialHeaders.contains($0.key.lowercased()) }
                 }
@@ -112,7 +116,8 @@ struct DataLoader: Sendable {
                 etag: response.headers.first(name: "ETag"),
                 lastModified: response.headers.first(name: "Last-Modified"),
                 contentType: response.headers.first(name: "Content-Type"),
-                freshUntil: HTTPFreshness.freshUntil(headers: responseHeaders, receivedAt: now()))
+                freshUntil: HTTPFreshness.freshUntil(headers: responseHeaders, receivedAt: now()),
+                redirects: redirects)
             if status == 304, cached != nil {
                 await discard(response.body)
                 return .notModified(metadata)

@@ -40,6 +40,9 @@ final class FailedURLBlocklist: Sendable {
 
     func record(_ error: MagpieError, for key: String) {
         guard !error.isTransient, duration > .zero else { return }
+        // The refusal comes from the request's rules, not the URL: another request for the same
+        // bytes may carry other rules, and refusing again costs no connection.
+        if case .sourceNotAllowed = error { return }
         let instant = now()
         entries.withLockedValue { $0.insert(key, until: instant + duration, now: instant) }
     }

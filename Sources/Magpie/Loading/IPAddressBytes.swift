@@ -1,4 +1,5 @@
 import Foundation
+import CMagpieSystem
 import Glibc
 
 /// An IPv4 (4 bytes) or IPv6 (16 bytes) address, for matching against networks.
@@ -17,6 +18,15 @@ package struct IPAddressBytes: Sendable, Hashable, CustomStringConvertible {
         } else {
             return nil
         }
+    }
+
+    /// Reads IPv4 text as the system resolver does (`inet_aton`), which also accepts the
+    /// shorter, octal, hexadecimal and single-number spellings (`127.1`, `0177.0.0.1`,
+    /// `2130706433`): a URL can name an address in any of them.
+    init?(resolverIPv4 text: String) {
+        var address = [UInt8](repeating: 0, count: 4)
+        guard magpie_parse_ipv4(text, &address) == 1 else { return nil }
+        bytes = address
     }
 
     init(bytes: [UInt8]) {

@@ -40,6 +40,11 @@ extension ImagePipeline {
         /// every connection (redirects included); `nil` (the default) connects wherever DNS
         /// says. A server fetching URLs its clients chose wants ``AddressPolicy/publicOnly``.
         public var addressPolicy: AddressPolicy?
+        /// Which hosts images may come from, checked on the requested URL, on every redirect
+        /// before it is followed, and on the redirects behind bytes read from the disk cache.
+        /// A request can add its own (``ImageRequest/sourcePolicy``); both must allow a host.
+        /// Every host by default.
+        public var sourcePolicy = SourcePolicy.anyHost
         /// A download that receives nothing for this long fails with ``MagpieError/timedOut(_:)``.
         public var idleTimeout: Duration = .seconds(15)
         /// A download that takes longer than this in all fails with ``MagpieError/timedOut(_:)``.
@@ -73,6 +78,14 @@ extension ImagePipeline {
         public var decoder: any ImageDecoding = VipsDecoder()
         /// Threads reserved for decoding.
         public var decodingThreads = ProcessInfo.processInfo.activeProcessorCount
+        /// Memory that decodes in progress may hold together, in bytes, estimated from each
+        /// image's header before it is decoded: the bitmap it will produce and, for a progressive
+        /// JPEG, every DCT coefficient of the image, which libjpeg holds while decoding even a
+        /// small thumbnail (300 MB for a 575 kB, 49-megapixel file). Decodes start in the order
+        /// they arrive while they fit; one needing more than the whole budget is decoded alone.
+        /// Without it, a handful of small files could make the decoding threads allocate
+        /// gigabytes at once. 256 MB by default.
+        public var decodeMemoryBudget = 256_000_000
         /// Monotonic time for the blocklist and memory-cache TTL; replace it in tests.
         public var clock: @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }
         /// Wall-clock time for HTTP freshness and disk-cache ages; replace it in tests.

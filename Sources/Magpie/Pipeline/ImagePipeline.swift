@@ -35,6 +35,9 @@ public final class ImagePipeline: Sendable {
     /// Set only for tests that check finished work is released.
     var workTracker: WorkTracker? { context.workTracker }
     private var scheduler: DownloadScheduler { context.scheduler }
+    /// Admits decodes within the configuration's decode memory budget; `magpie proxy` decodes
+    /// through it too.
+    package var decodeBudget: Admission { context.decodeBudget }
 
     /// Creates a pipeline. The disk cache directory is opened (and scanned) in the background.
     public init(configuration: Configuration = Configuration()) {
@@ -65,6 +68,7 @@ public final class ImagePipeline: Sendable {
                 maximumConcurrent: configuration.maximumConcurrentDownloads,
                 order: configuration.downloadOrder == .fifo ? .fifo : .lifo),
             decodingPool: DecodingPool(threadCount: configuration.decodingThreads),
+            decodeBudget: Admission(memoryBudget: configuration.decodeMemoryBudget),
             blocklist: FailedURLBlocklist(duration: configuration.failedURLBlockDuration, now: configuration.clock),
             recorder: PipelineRecorder(metricsFactory: configuration.metricsFactory),
             workTracker: configuration.tracksWork ? WorkTracker() : nil)

@@ -24,6 +24,11 @@ public struct ImageRequest: Sendable, Hashable {
     public var options: Options
     /// Extra HTTP header fields sent with this request (added to those of the request modifier).
     public var headers: [String: String]
+    /// Hosts this request may load from, in addition to the pipeline's
+    /// ``ImagePipeline/Configuration/sourcePolicy``: a host must be allowed by both, on the
+    /// requested URL and on every redirect. An image loaded under a policy is cached in memory
+    /// apart from the same image loaded without it.
+    public var sourcePolicy: SourcePolicy?
 
     /// Creates a request for `url`.
     public init(
@@ -86,7 +91,7 @@ public struct ImageRequest: Sendable, Hashable {
     /// ``ImageProcessing/identifier``.
     public static func == (lhs: ImageRequest, rhs: ImageRequest) -> Bool {
         lhs.url == rhs.url && lhs.thumbnail == rhs.thumbnail && lhs.priority == rhs.priority && lhs.options == rhs.options
-            && lhs.headers == rhs.headers && lhs.diskCachePolicy == rhs.diskCachePolicy
+            && lhs.headers == rhs.headers && lhs.diskCachePolicy == rhs.diskCachePolicy && lhs.sourcePolicy == rhs.sourcePolicy
             && lhs.processors.map(\.identifier) == rhs.processors.map(\.identifier)
     }
 

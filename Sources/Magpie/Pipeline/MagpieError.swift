@@ -27,6 +27,10 @@ public enum MagpieError: Error, Sendable, Equatable, CustomStringConvertible {
     case httpStatus(Int, URL)
     /// The response body is larger than ``ImagePipeline/Configuration/maximumResponseBytes``.
     case responseTooLarge(limit: Int)
+    /// The host is not allowed by the ``SourcePolicy``: the requested URL's own host
+    /// (`hop` 0) or the host a redirect leads to (`hop` 1 for the first redirect...). Nothing
+    /// was sent to that host. `url` is the URL that was requested.
+    case sourceNotAllowed(host: String, hop: Int, url: URL)
     /// More redirects than ``ImagePipeline/Configuration/maximumRedirects``.
     case tooManyRedirects(URL)
     /// No progress for the idle timeout, or the whole load took longer than the total timeout.
@@ -81,6 +85,7 @@ public enum MagpieError: Error, Sendable, Equatable, CustomStringConvertible {
     public var stage: Stage {
         switch self {
         case .invalidURL, .blocked, .cancelled, ._nonExhaustive: .request
+        case .sourceNotAllowed(_, let hop, _): hop == 0 ? .request : .fetch
         case .httpStatus, .responseTooLarge, .tooManyRedirects, .timedOut, .network, .notCached: .fetch
         case .unsupportedFormat, .decodingFailed, .imageTooLarge, .animationTooLarge: .decode
         case .processingFailed: .process
@@ -96,6 +101,10 @@ public enum MagpieError: Error, Sendable, Equatable, CustomStringConvertible {
             "\(url.absoluteString) failed recently and is not tried again yet (use retryFailed to force it)."
         case .httpStatus(let code, let url): "The server answered HTTP \(code) for \(url.absoluteString)."
         case .responseTooLarge(let limit): "The response is larger than the limit of \(limit) bytes."
+        case .sourceNotAllowed(let host, 0, let url):
+            "The host '\(host)' of \(url.absoluteString) is not on the list of allowed source hosts."
+        case .sourceNotAllowed(let host, let hop, let url):
+            "Redirect \(hop) of \(url.absoluteString) leads to the host '\(host)', which is not on the list of allowed source hosts."
         case .tooManyRedirects(let url): "Too many redirects loading \(url.absoluteString)."
         case .timedOut(let url): "Loading \(url.absoluteString) timed out."
         case .cancelled: "The load was cancelled."
@@ -119,7 +128,7 @@ public enum MagpieError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .httpStatus(let code, _): code == 408 || code == 429 || code >= 500
         case .unsupportedFormat, .decodingFailed, .imageTooLarge, .animationTooLarge, .invalidURL, .tooManyRedirects,
-            .responseTooLarge, .processingFailed, .encodingFailed:
+            .responseTooLarge, .processingFailed, .encodingFailed, .sourceNotAllowed:
             false
         case .network(let failure): failure.isTransient
         case .blocked, .timedOut, .cancelled, .notCached, .diskCache, ._nonExhaustive: true

@@ -17,6 +17,8 @@ struct RequestKeys: Sendable {
     let decodeWork: DecodeWorkKey
     /// Identifies a whole load: the decode, every processor, and what the caches may answer.
     let imageWork: ImageWorkKey
+    /// The source policies the load obeys: the pipeline's and the request's.
+    let sources: SourceRules
     /// Whether the original bytes go to the disk cache.
     let keepsOriginal: Bool
     /// Whether the encoded variant goes to the disk cache (and may be read from it).
@@ -27,15 +29,18 @@ struct RequestKeys: Sendable {
         data = configuration.cacheKey(request.url)
         processors = request.processors.map(\.identifier)
         let firstFrameOnly = request.options.contains(.firstFrameOnly)
-        image = ImageCacheKey(dataKey: data, thumbnail: request.thumbnail, processors: processors, firstFrameOnly: firstFrameOnly)
+        image = ImageCacheKey(
+            dataKey: data, thumbnail: request.thumbnail, processors: processors, firstFrameOnly: firstFrameOnly,
+            sourcePolicy: request.sourcePolicy)
         assert(image == Self.memoryKey(for: request, cacheKey: configuration.cacheKey))
         variant = Self.variantName(thumbnail: request.thumbnail, processors: processors, firstFrameOnly: firstFrameOnly)
         let policy = request.diskCachePolicy ?? configuration.diskCachePolicy
         let onDisk = configuration.diskCache != nil && !request.options.contains(.memoryCacheOnly)
         keepsOriginal = onDisk && (policy.keepsOriginals || variant == nil)
         keepsVariant = onDisk && policy.keepsVariants && variant != nil
+        sources = SourceRules(configuration.sourcePolicy, request: request.sourcePolicy)
         dataWork = DataWorkKey(
-            data: data, url: request.url, headers: request.headers,
+            data: data, url: request.url, headers: request.headers, sources: sources,
             options: request.options.intersection([.refreshCached, .memoryCacheOnly, .cacheOnly, .networkOnly, .progressivePreviews]),
             keepsOriginal: keepsOriginal)
         decodeWork = DecodeWorkKey(
@@ -57,7 +62,7 @@ struct RequestKeys: Sendable {
         ImageCacheKey(
             dataKey: cacheKey(request.url), thumbnail: request.thumbnail,
             processors: request.processors.isEmpty ? [] : request.processors.map(\.identifier),
-            firstFrameOnly: request.options.contains(.firstFrameOnly))
+            firstFrameOnly: request.options.contains(.firstFrameOnly), sourcePolicy: request.sourcePolicy)
     }
 
     // MARK: - Reading the caches
@@ -93,6 +98,9 @@ struct DataWorkKey: Hashable, Sendable {
     let data: String
     let url: URL
     let headers: [String: String]
+    /// Loads under different source rules may not share bytes: one may refuse a redirect the
+    /// other follows.
+    let sources: SourceRules
     let options: ImageRequest.Options
     let keepsOriginal: Bool
 }

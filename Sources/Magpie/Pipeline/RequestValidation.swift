@@ -14,6 +14,7 @@ extension PipelineContext {
                 throw .invalidURL(url.absoluteString, reason: "the scheme \(scheme.isEmpty ? "(none)" : scheme) is not allowed")
             }
             guard let host = url.host, !host.isEmpty else { throw .invalidURL(url.absoluteString, reason: "it has no host") }
+            try input.keys.sources.check(url, hop: 0, of: url)
         }
         if !input.request.options.contains(.retryFailed), blocklist.contains(input.keys.data) {
             throw .blocked(url)

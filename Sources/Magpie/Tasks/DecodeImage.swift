@@ -1,7 +1,11 @@
+import Foundation
+
 /// An image and where the bytes it was made from came from.
 struct LoadedImage: Sendable {
     let container: ImageContainer
     let source: ImageSource
+    /// The redirects the original bytes came through, kept with a variant made from them.
+    var redirects: [URL] = []
 }
 
 /// The second stage: decodes the original bytes (downsampling at load time for thumbnails)
@@ -58,6 +62,7 @@ final class DecodeImage: Sendable {
         }
         // The bytes travel with the image (no copy) for requests that asked for them; the
         // last stage drops them for the others.
-        return LoadedImage(container: ImageContainer(image: image, data: data.bytes), source: data.source)
+        return LoadedImage(
+            container: ImageContainer(image: image, data: data.bytes), source: data.source, redirects: data.metadata?.redirects ?? [])
     }
 }

@@ -40,6 +40,7 @@ final class FetchOriginalData: Sendable {
         // A refresh always asks the server: conditionally when the entry has a validator,
         // otherwise by downloading again.
         if let cached, !request.options.contains(.refreshCached) {
+            try input.keys.sources.check(redirects: cached.metadata.redirects, of: request.url)
             return LoadedData(bytes: cached.data, metadata: cached.metadata, source: .disk)
         }
         if request.options.contains(.cacheOnly) { throw .notCached }
@@ -75,7 +76,7 @@ final class FetchOriginalData: Sendable {
         let outcome: DataLoader.Outcome
         do {
             outcome = try await context.loader.load(
-                outgoing, revalidating: cached?.metadata.canRevalidate == true ? cached?.metadata : nil,
+                outgoing, sources: input.keys.sources, revalidating: cached?.metadata.canRevalidate == true ? cached?.metadata : nil,
                 partialBodies: request.options.contains(.progressivePreviews), now: context.configuration.wallClock,
                 onRetryAfter: { wait in blocklist.block(dataKey, for: wait) },
                 onEvent: { shared.send($0) })
@@ -90,6 +91,7 @@ final class FetchOriginalData: Sendable {
             entry.metadata.freshUntil = fresh.freshUntil
             if let etag = fresh.etag { entry.metadata.etag = etag }
             if let lastModified = fresh.lastModified { entry.metadata.lastModified = lastModified }
+            entry.metadata.redirects = fresh.redirects
             context.dataCache?.store(entry)
             return LoadedData(bytes: entry.data, metadata: entry.metadata, source: .network)
         case .downloaded(let bytes, let metadata):

@@ -42,7 +42,7 @@ final class LoadImage: Sendable {
             }
         }
         context.memoryCache?.store(made.container.image, for: keys.image)
-        if keys.keepsVariant { await storeVariant(made.container.image, input: input) }
+        if keys.keepsVariant { await storeVariant(made.container.image, redirects: made.redirects, input: input) }
         var container = made.container
         if !request.options.contains(.returnsOriginalData) { container.data = nil }
         return LoadedImage(container: container, source: made.source)
@@ -55,6 +55,8 @@ final class LoadImage: Sendable {
             let variant = input.keys.variant, let dataCache = context.dataCache,
             let entry = await dataCache.variantEntry(for: input.keys.data, variant: variant)
         else { return nil }
+        // Made from bytes that came through a host these rules refuse: the fetch says so.
+        if (try? input.keys.sources.check(redirects: entry.metadata.redirects, of: input.request.url)) == nil { return nil }
         do {
             return ImageContainer(image: try await context.decode(entry.data, for: input.request, thumbnail: nil))
         } catch {
@@ -65,11 +67,11 @@ final class LoadImage: Sendable {
         }
     }
 
-    private func storeVariant(_ image: DecodedImage, input: StageInput) async {
+    private func storeVariant(_ image: DecodedImage, redirects: [URL], input: StageInput) async {
         guard let variant = input.keys.variant, let dataCache = context.dataCache else { return }
         do {
             let encoded = try await context.decodingPool.run { () throws(MagpieError) in try VariantEncoding.encode(image) }
-            dataCache.storeVariant(encoded, for: input.keys.data, variant: variant)
+            dataCache.storeVariant(encoded, for: input.keys.data, variant: variant, redirects: redirects)
             context.recorder.record(.variantStored)
         } catch {
             context.configuration.logger.warning(

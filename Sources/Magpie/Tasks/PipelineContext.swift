@@ -7,6 +7,8 @@ struct PipelineContext: Sendable {
     let loader: DataLoader
     let scheduler: DownloadScheduler
     let decodingPool: DecodingPool
+    /// Admits decodes within ``ImagePipeline/Configuration/decodeMemoryBudget``.
+    let decodeBudget: Admission
     let blocklist: FailedURLBlocklist
     let recorder: PipelineRecorder
     let workTracker: WorkTracker?
@@ -30,6 +32,13 @@ struct PipelineContext: Sendable {
             maximumAnimationFrames: configuration.maximumAnimationFrames,
             maximumAnimationPixels: configuration.maximumAnimationPixels,
             firstFrameWhenTooLarge: request.options.contains(.firstFrameWhenTooLarge))
+        let cost = DecodeMemory.estimate(bytes, options: options)
+        do {
+            _ = try await decodeBudget.enter(cost: cost)
+        } catch {
+            throw .cancelled
+        }
+        defer { decodeBudget.leave(cost: cost) }
         let start = ContinuousClock.now
         let image = try await decodingPool.run { () throws(MagpieError) in
             try decoder.decode(bytes, options: options)

@@ -42,7 +42,7 @@ final class ProcessImage: Sendable {
             try Self.run(processor, on: before.container.image)
         }
         context.recorder.record(.processed(ContinuousClock.now - start))
-        return LoadedImage(container: before.container.replacingImage(image), source: before.source)
+        return LoadedImage(container: before.container.replacingImage(image), source: before.source, redirects: before.redirects)
     }
 
     /// Runs a processor, naming it in any failure that does not already.

@@ -8,6 +8,7 @@ enum FailureResponse {
         case .httpStatus(let code, _): [404, 410].contains(code) ? 404 : 502
         case .blocked: 502
         case .invalidURL: 400
+        case .sourceNotAllowed: 403
         case .network(let failure): failure.reason == .addressNotAllowed ? 403 : 502
         case .tooManyRedirects: 502
         case .timedOut: 504

@@ -64,9 +64,7 @@ public final class ImageProxy: Sendable {
         results = ResultCache(
             memoryLimit: configuration.resultMemoryLimit, disk: pipeline.dataCache, timeToLive: configuration.cacheMaxAge, now: wallClock)
         let metrics = self.metrics
-        admission = Admission(
-            slots: configuration.processingSlots, queueLimit: configuration.queueLimit, memoryBudget: configuration.decodeMemoryBudget
-        ) { metrics.queueChanged(by: $0) }
+        admission = Admission(slots: configuration.processingSlots, queueLimit: configuration.queueLimit) { metrics.queueChanged(by: $0) }
         threads = NIOThreadPool(numberOfThreads: max(1, configuration.processingSlots))
         threads.start()
         renderer = Renderer(decoder: pipelineConfiguration.decoder, threads: threads)
@@ -169,11 +167,13 @@ public final class ImageProxy: Sendable {
     }
 
     private func prepare(_ request: ProxyRequest) -> Preparation {
-        do {
+        do throws(ProxyURLError) {
             let path = try ProxyPath(Self.pathOnly(request.path))
             try checkSignature(of: path)
             let options = try parser.parse(path.optionSegments)
-            try configuration.sources.check(path.source)
+            if case .failure(let refusal) = Result(catching: { () throws(MagpieError) in try configuration.sources.check(path.source) }) {
+                throw ProxyURLError.forbidden(refusal.description)
+            }
             let accepted = FormatNegotiation.Accepted(header: request.headers["accept"])
             let quality = options.quality ?? configuration.defaultQuality
             let formatKey: String =
@@ -255,23 +255,29 @@ public final class ImageProxy: Sendable {
         var timings = StageTimings()
         let clock = ContinuousClock()
         let queued = clock.now
-        let decodeMemory = DecodeMemory.estimate(original.data)
         let entry: Admission.Entry
         do {
-            entry = try await admission.enter(cost: decodeMemory)
+            entry = try await admission.enter()
         } catch {
             throw .cancelled
         }
-        timings.add(queued.duration(to: clock.now), to: .queue)
         guard case .admitted = entry else { return .queueFull }
-        defer { admission.leave(cost: decodeMemory) }
-        if Task.isCancelled { throw .cancelled }
-
+        defer { admission.leave() }
         let limits = pipeline.configuration
         let plan = RenderPlan(options)
         let decoding = DecodingOptions(
             thumbnail: plan.thumbnail, maximumPixels: limits.maximumPixels, decodesAllFrames: !options.firstFrame,
             maximumAnimationFrames: limits.maximumAnimationFrames, maximumAnimationPixels: limits.maximumAnimationPixels)
+        // The pipeline's decode budget, shared with everything else the pipeline decodes.
+        let decodeMemory = DecodeMemory.estimate(original.data, options: decoding)
+        do {
+            _ = try await pipeline.decodeBudget.enter(cost: decodeMemory)
+        } catch {
+            throw .cancelled
+        }
+        defer { pipeline.decodeBudget.leave(cost: decodeMemory) }
+        timings.add(queued.duration(to: clock.now), to: .queue)
+        if Task.isCancelled { throw .cancelled }
         let sourceFormat = ImageFormat(sniffing: original.data)
         let negotiation = self.negotiation
         let output = try await renderer.render(original.data, decoding: decoding, processors: plan.processors, quality: quality) { image in

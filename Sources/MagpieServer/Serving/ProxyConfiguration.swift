@@ -12,8 +12,12 @@ public struct ProxyConfiguration: Sendable {
     public var signingKeys: [SigningKey] = []
     /// Accept URLs whose signature segment is `unsafe`. For development only.
     public var allowsUnsignedURLs = false
-    /// Source hosts that may be fetched.
-    public var sources = SourcePolicy()
+    /// Source hosts that may be fetched, on the source URL and on every redirect: the
+    /// pipeline's ``Magpie/ImagePipeline/Configuration/sourcePolicy``.
+    public var sources: SourcePolicy {
+        get { pipeline.sourcePolicy }
+        set { pipeline.sourcePolicy = newValue }
+    }
     /// Named option sets, `name` → `s:256:256/fit:fill`, used as `pr:name` in URLs.
     public var presets: [String: String] = [:]
     /// Caps on what a URL can ask for.
@@ -32,11 +36,15 @@ public struct ProxyConfiguration: Sendable {
     public var processingSlots = max(1, ProcessInfo.processInfo.activeProcessorCount)
     /// Images waiting for a slot; beyond this, requests get 503 with `Retry-After`.
     public var queueLimit = 64
-    /// Memory that decodes in progress may hold together, in bytes: progressive JPEGs keep
-    /// every coefficient of the image while decoding (about 3 bytes a pixel for a photo, 6 with
+    /// Memory that decodes in progress may hold together, in bytes: the pipeline's
+    /// ``Magpie/ImagePipeline/Configuration/decodeMemoryBudget``. Progressive JPEGs keep every
+    /// coefficient of the image while decoding (about 3 bytes a pixel for a photo, 6 with
     /// full-size chroma), so a few large ones at once could take gigabytes. A source that needs
     /// more than the whole budget is decoded alone.
-    public var decodeMemoryBudget = 256_000_000
+    public var decodeMemoryBudget: Int {
+        get { pipeline.decodeMemoryBudget }
+        set { pipeline.decodeMemoryBudget = newValue }
+    }
     /// A request taking longer gets 504.
     public var requestTimeout: Duration = .seconds(30)
     /// Where the access log and errors go.

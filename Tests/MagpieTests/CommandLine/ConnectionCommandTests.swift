@@ -69,7 +69,9 @@ struct ConnectionCommandTests {
     }
 
     @Test func connectionFailuresSayWhyInOneLine() async throws {
-        let port = try LoopbackPort.unused()
+        let refusing = try RefusingPort()
+        defer { withExtendedLifetime(refusing) {} }
+        let port = refusing.port
         try await Self.withTool { tool in
             let refused = "http://127.0.0.1:\(port)/a.png"
             let unknown = "http://magpie-test-host.invalid/a.png"

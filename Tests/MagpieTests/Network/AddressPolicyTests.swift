@@ -100,7 +100,9 @@ struct AddressPolicyTests {
     }
 
     @Test func refusedConnectionThroughTheGateKeepsItsReason() async throws {
-        let port = try LoopbackPort.unused()
+        let refusing = try RefusingPort()
+        defer { withExtendedLifetime(refusing) {} }
+        let port = refusing.port
         try await NetworkTesting.withPipeline({ $0.addressPolicy = AddressPolicy(allowing: .loopback) }) { pipeline in
             let failure = try #require(await NetworkTesting.failure(loading: URL(string: "http://127.0.0.1:\(port)/x.jpg")!, with: pipeline))
             #expect(failure.reason == .connectionRefused)

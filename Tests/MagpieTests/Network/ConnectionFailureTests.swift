@@ -18,7 +18,9 @@ struct ConnectionFailureTests {
     }
 
     @Test func refusedConnectionSaysSo() async throws {
-        let port = try LoopbackPort.unused()
+        let refusing = try RefusingPort()
+        defer { withExtendedLifetime(refusing) {} }
+        let port = refusing.port
         try await NetworkTesting.withPipeline(Self.patient) { pipeline in
             let failure = try #require(await NetworkTesting.failure(loading: URL(string: "http://127.0.0.1:\(port)/x.jpg")!, with: pipeline))
             #expect(failure.reason == .connectionRefused)
@@ -56,7 +58,9 @@ struct ConnectionFailureTests {
     /// slots. The dead ones free their slots at once (`MagpieBenchmarks --only network` times
     /// it), so every load ends with its own result long before any timeout.
     @Test func deadHostDoesNotHoldDownloadSlots() async throws {
-        let dead = try LoopbackPort.unused()
+        let refusing = try RefusingPort()
+        defer { withExtendedLifetime(refusing) {} }
+        let dead = refusing.port
         try await withTestFixture(configure: { configuration in
             Self.patient(&configuration)
             configuration.maximumConcurrentDownloads = 6
@@ -93,7 +97,9 @@ struct ConnectionFailureTests {
     /// Connection failures describe the host or the network, not the URL, and now fail in
     /// milliseconds: they are not remembered by the failed-URL blocklist.
     @Test func connectionFailuresAreNotBlocklisted() async throws {
-        let port = try LoopbackPort.unused()
+        let refusing = try RefusingPort()
+        defer { withExtendedLifetime(refusing) {} }
+        let port = refusing.port
         try await withTestFixture(configure: Self.patient) { fixture in
             let url = URL(string: "http://127.0.0.1:\(port)/x.png")!
             for _ in 0..<2 {

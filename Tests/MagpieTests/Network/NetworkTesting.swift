@@ -14,6 +14,8 @@ enum NetworkTesting {
         _ body: (ImagePipeline) async throws -> T
     ) async throws -> T {
         var configuration = ImagePipeline.Configuration()
+        // A loaded machine can hold a loopback connect for seconds; timeout tests set their own.
+        configuration.connectTimeout = .seconds(60)
         configuration.diskCache = nil
         configuration.memoryCache = nil
         configuration.failedURLBlockDuration = .zero

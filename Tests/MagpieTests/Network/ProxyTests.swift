@@ -89,7 +89,9 @@ struct ProxyTests {
     }
 
     @Test func deadProxySaysItIsTheProxy() async throws {
-        let port = try LoopbackPort.unused()
+        let refusing = try RefusingPort()
+        defer { withExtendedLifetime(refusing) {} }
+        let port = refusing.port
         try await NetworkTesting.withCA { ca in
             try await NetworkTesting.withNginx(certificate: try ca.issueServer()) { nginx in
                 try await NetworkTesting.withPipeline({ configuration in

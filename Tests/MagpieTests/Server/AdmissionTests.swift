@@ -54,10 +54,31 @@ struct AdmissionTests {
     @Test func progressiveJPEGsAreCostedByTheirCoefficients() throws {
         // 1000×800, 4:2:0 (libvips' choice below quality 90): 125×100 luma blocks and 63×50 of each chroma.
         let progressive = try TestImages.texture(width: 1000, height: 800, format: .jpeg, progressive: true)
-        #expect(DecodeMemory.estimate(progressive) == (125 * 100 + 2 * 63 * 50) * 128)
-        #expect(DecodeMemory.estimate(try TestImages.texture(width: 1000, height: 800, format: .jpeg)) == 0)
-        #expect(DecodeMemory.estimate(try TestImages.texture(width: 100, height: 80, format: .png)) == 0)
-        #expect(DecodeMemory.estimate(Array(progressive.prefix(40))) == 0)
-        #expect(DecodeMemory.estimate([0xFF, 0xD8, 0xFF, 0xC2, 0x00]) == 0)
+        let coefficients = (125 * 100 + 2 * 63 * 50) * 128
+        #expect(DecodeMemory.progressiveCoefficients(progressive) == coefficients)
+        #expect(DecodeMemory.progressiveCoefficients(try TestImages.texture(width: 1000, height: 800, format: .jpeg)) == 0)
+        #expect(DecodeMemory.progressiveCoefficients(try TestImages.texture(width: 100, height: 80, format: .png)) == 0)
+        #expect(DecodeMemory.progressiveCoefficients(Array(progressive.prefix(40))) == 0)
+        #expect(DecodeMemory.progressiveCoefficients([0xFF, 0xD8, 0xFF, 0xC2, 0x00]) == 0)
+
+        // The whole estimate adds the bitmap the decode produces: the thumbnail's, or the source's.
+        var options = DecodingOptions(maximumPixels: 100_000_000)
+        #expect(DecodeMemory.estimate(progressive, options: options) == coefficients + 1000 * 800 * 4)
+        options.thumbnail = .init(width: 100, height: 100)
+        #expect(DecodeMemory.estimate(progressive, options: options) == coefficients + 100 * 80 * 4)
+        options.thumbnail = .init(width: 100, height: 100, contentMode: .fill)
+        #expect(DecodeMemory.estimate(progressive, options: options) == coefficients + 125 * 100 * 4)
+        // Over the pixel limit nothing is allocated: the decode is refused first.
+        options.maximumPixels = 500_000
+        #expect(DecodeMemory.estimate(progressive, options: options) == 0)
+        #expect(DecodeMemory.estimate(Array(progressive.prefix(40)), options: DecodingOptions(maximumPixels: 100_000_000)) == 0)
+    }
+
+    @Test func animationsAreCostedByEveryFrame() throws {
+        let clip = try ImageEncoder().encode(TestImages.animation(width: 200, height: 100, frames: 12), as: .gif)
+        var options = DecodingOptions(maximumPixels: 100_000_000, decodesAllFrames: true)
+        #expect(DecodeMemory.estimate(clip, options: options) == 200 * 100 * 4 * 12)
+        options.decodesAllFrames = false
+        #expect(DecodeMemory.estimate(clip, options: options) == 200 * 100 * 4)
     }
 }

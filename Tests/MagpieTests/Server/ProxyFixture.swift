@@ -74,6 +74,8 @@ func withProxyFixture<T: Sendable>(
     let log = LogRecorder()
     var configuration = ProxyConfiguration(cacheDirectory: directory)
     configuration.pipeline.addressPolicy = AddressPolicy(allowing: .loopback)
+    // A loaded machine can hold a loopback connect for seconds; timeout tests set their own.
+    configuration.pipeline.connectTimeout = .seconds(60)
     configuration.signingKeys = [try SigningKey(keyHex: ProxyFixture.key, saltHex: ProxyFixture.salt)]
     configuration.logger = log.logger(label: "magpie.proxy")
     try configure(&configuration)

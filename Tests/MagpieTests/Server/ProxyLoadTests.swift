@@ -106,7 +106,9 @@ struct ProxyLoadTests {
             async let first = fixture.get(fixture.path("/a.jpg", "s:100"))
             try await waitUntil { decoder.callCount == 1 }
             async let second = fixture.get(fixture.path("/b.jpg", "s:100"))
-            #expect(try await fixture.metric("magpie_proxy_queued_requests", reaching: 1) == 1)
+            // The second holds a processing slot and waits for the pipeline's decode budget.
+            try await waitUntil { fixture.proxy.pipeline.decodeBudget.usage.queued == 1 }
+            #expect(fixture.proxy.pipeline.decodeBudget.usage.running == 1)
             #expect(decoder.callCount == 1)
             decoder.open()
             #expect(try await first.status == 200)

@@ -176,9 +176,30 @@ struct ProxyServingTests {
         try await withProxyFixture(configure: { $0.sources = SourcePolicy(allowedHosts: ["images.example.com"]) }) { fixture in
             fixture.origin.serve("/a.jpg", .image(Self.photo))
             let reply = try await fixture.get(fixture.path("/a.jpg", "s:64"))
-            #expect(reply.status == 403 && reply.text == "the source host '127.0.0.1' is not on the allow-list\n")
+            let source = fixture.origin.url("/a.jpg").absoluteString
+            #expect(reply.status == 403 && reply.text == "The host '127.0.0.1' of \(source) is not on the list of allowed source hosts.\n", "\(reply.text)")
             #expect(fixture.origin.statistics(for: "/a.jpg").requests == 0)
         }
+    }
+
+    /// An allowed source with an open redirect cannot hand the proxy to a host off the list:
+    /// 403 naming the host and the hop, and the off-list host never sees a request.
+    @Test func allowListHoldsOnEveryRedirect() async throws {
+        let offList = try await ImageServer.start(address: "127.0.0.2")
+        offList.serve("/a.jpg", .image(Self.photo))
+        try await withProxyFixture(configure: { $0.sources = SourcePolicy(allowedHosts: ["127.0.0.1"]) }) { fixture in
+            fixture.origin.serve("/a.jpg", .image(Self.photo))
+            fixture.origin.serve("/open", .redirect(to: "/next"))
+            fixture.origin.serve("/next", .redirect(to: "//127.0.0.2:\(offList.port)/a.jpg", status: 301))
+            fixture.origin.serve("/home", .redirect(to: "/a.jpg", status: 307))
+            let reply = try await fixture.get(fixture.path("/open", "s:64"))
+            #expect(reply.status == 403)
+            let source = fixture.origin.url("/open").absoluteString
+            #expect(reply.text == "Redirect 2 of \(source) leads to the host '127.0.0.2', which is not on the list of allowed source hosts.\n", "\(reply.text)")
+            #expect(try await fixture.get(fixture.path("/home", "s:64")).status == 200)
+        }
+        #expect(offList.totalRequests == 0, "\(offList.requestLog)")
+        await offList.shutdown()
     }
 
     @Test func internalAddressesAreRefusedUnlessAllowed() async throws {

@@ -98,9 +98,9 @@ struct ProxyURLTests {
         let policy = SourcePolicy(allowedHosts: ["example.com", "*.cdn.example.org"])
         try policy.check(URL(string: "https://example.com/a.jpg")!)
         try policy.check(URL(string: "https://img.cdn.example.org/a.jpg")!)
-        #expect(throws: ProxyURLError.self) { try policy.check(URL(string: "https://cdn.example.org/a.jpg")!) }
-        #expect(throws: ProxyURLError.self) { try policy.check(URL(string: "https://evil-example.com/a.jpg")!) }
-        #expect(throws: ProxyURLError.self) { try policy.check(URL(string: "https://example.com.evil.net/a.jpg")!) }
+        #expect(throws: MagpieError.self) { try policy.check(URL(string: "https://cdn.example.org/a.jpg")!) }
+        #expect(throws: MagpieError.self) { try policy.check(URL(string: "https://evil-example.com/a.jpg")!) }
+        #expect(throws: MagpieError.self) { try policy.check(URL(string: "https://example.com.evil.net/a.jpg")!) }
     }
 
     @Test func acceptHeadersReduceToWhatMatters() {

@@ -117,7 +117,7 @@ private final class GateHandler: ChannelInboundHandler, RemovableChannelHandler 
         let key = FailureLog.key(host, port)
         let settings = self.settings
         let place = NetworkFailure.Destination.hostAndPort(host, port)
-        NIOThreadPool.singleton.runIfActive(eventLoop: context.eventLoop) { () throws(NetworkFailure) -> [SocketAddress] in
+        let resolve: @Sendable () throws(NetworkFailure) -> [SocketAddress] = { () throws(NetworkFailure) -> [SocketAddress] in
             let addresses = try HostResolver.addresses(of: host, port: port)
             let allowed = addresses.filter { IPAddressBytes($0).map { settings.policy.refusal(for: $0) == nil } ?? false }
             guard !allowed.isEmpty else {
@@ -127,6 +127,13 @@ private final class GateHandler: ChannelInboundHandler, RemovableChannelHandler 
             }
             return allowed
         }
+        // An address needs no lookup: deciding here keeps it from queueing behind blocking
+        // work on the shared thread pool (a busy pool held loopback connects past their timeout).
+        let resolved: EventLoopFuture<[SocketAddress]> =
+            IPAddressBytes(host) != nil
+            ? context.eventLoop.makeCompletedFuture(withResultOf: resolve)
+            : NIOThreadPool.singleton.runIfActive(eventLoop: context.eventLoop) { () throws(NetworkFailure) in try resolve() }
+        resolved
         .assumeIsolated()
         .whenComplete { result in
             switch result {

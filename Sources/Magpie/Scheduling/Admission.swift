@@ -1,13 +1,14 @@
 import NIOConcurrencyHelpers
 
-/// A fixed number of processing slots, a budget for the memory decoding holds (see
-/// ``DecodeMemory``), and a bounded queue for both, first come first served. A request that
-/// finds the queue full is turned away at once rather than waiting without bound; one that is
-/// cancelled while waiting gives up its place. A request costing more than the whole budget
-/// runs when nothing else holds any of it, so it is never refused for its size here (the pixel
-/// limit does that).
-final class Admission: Sendable {
-    enum Entry: Sendable {
+/// A number of slots, a memory budget and a bounded queue for both, first come first served:
+/// the pipeline admits decodes by the memory their headers say they will hold
+/// (``DecodeMemory``), and `magpie proxy` admits requests to its processing slots. An entrant
+/// that finds the queue full is turned away at once rather than waiting without bound; one that
+/// is cancelled while waiting gives up its place. One costing more than the whole budget runs
+/// when nothing else holds any of it, so it is never refused for its size here (the pixel limit
+/// does that).
+package final class Admission: Sendable {
+    package enum Entry: Sendable {
         case admitted
         case queueFull
     }
@@ -27,14 +28,14 @@ final class Admission: Sendable {
         var nextID: UInt64 = 0
     }
 
-    let slots: Int
-    let queueLimit: Int
-    let memoryBudget: Int
+    package let slots: Int
+    package let queueLimit: Int
+    package let memoryBudget: Int
     /// Told +1 when a request starts waiting and -1 when it stops, for a queue-length gauge.
     private let onQueueChange: @Sendable (Int) -> Void
     private let state = NIOLockedValueBox(State())
 
-    init(slots: Int, queueLimit: Int, memoryBudget: Int = .max, onQueueChange: @escaping @Sendable (Int) -> Void = { _ in }) {
+    package init(slots: Int = .max, queueLimit: Int = .max, memoryBudget: Int = .max, onQueueChange: @escaping @Sendable (Int) -> Void = { _ in }) {
         self.slots = max(1, slots)
         self.queueLimit = max(0, queueLimit)
         self.memoryBudget = max(0, memoryBudget)
@@ -43,7 +44,7 @@ final class Admission: Sendable {
 
     /// Waits for a slot and `cost` bytes of the memory budget. `.admitted` must be followed by
     /// ``leave(cost:)`` with the same cost; a cancelled wait throws.
-    func enter(cost: Int = 0) async throws(CancellationError) -> Entry {
+    package func enter(cost: Int = 0) async throws(CancellationError) -> Entry {
         enum Decision { case admitted, full, wait(UInt64) }
         let decision = state.withLockedValue { state -> Decision in
             if state.waiting.isEmpty, state.queued == 0, fits(cost, in: state) {
@@ -94,7 +95,7 @@ final class Admission: Sendable {
     }
 
     /// Frees a slot and `cost` bytes of the budget, handing them to the waiters in order.
-    func leave(cost: Int = 0) {
+    package func leave(cost: Int = 0) {
         let ready = state.withLockedValue { state -> [Waiter] in
             state.running -= 1
             state.memory -= cost
@@ -104,7 +105,7 @@ final class Admission: Sendable {
     }
 
     /// Slots in use, budget in use and queue places taken (for tests).
-    var usage: (running: Int, memory: Int, queued: Int) {
+    package var usage: (running: Int, memory: Int, queued: Int) {
         state.withLockedValue { ($0.running, $0.memory, $0.queued) }
     }
 
