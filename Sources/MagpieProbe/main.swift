@@ -10,6 +10,8 @@
 //                                             loads LOADS distinct URLs of the photos (full size or
 //                                             as BOX thumbnails, with or without the memory cache),
 //                                             printing a JSON memory sample every EVERY loads
+//   MagpieProbe burst CACHE_DIR BOX|full URL...   loads every URL at once through a default
+//                                             pipeline, printing one JSON line with the peak memory
 import Foundation
 import Magpie
 
@@ -43,11 +45,18 @@ case "soak":
         photos: URL(fileURLWithPath: values[0]), loads: loads, concurrency: concurrency,
         thumbnail: box.map { ImageRequest.Thumbnail(width: $0, height: $0) }, memoryCache: values[4] == "cache",
         reportEvery: every))
+case "burst":
+    let values = Array(arguments.dropFirst())
+    guard values.count >= 3, Int(values[1]) != nil || values[1] == "full" else { usage() }
+    let urls = values.dropFirst(2).compactMap { URL(string: $0) }
+    await BurstRun.run(
+        urls: urls, thumbnail: Int(values[1]).map { ImageRequest.Thumbnail(width: $0, height: $0) },
+        cacheDirectory: URL(fileURLWithPath: values[0]))
 default:
     usage()
 }
 
 func usage() -> Never {
-    FileHandle.standardError.write(Data("usage: MagpieProbe write-cache DIR SIZE_LIMIT | decode MAX_PIXELS FILE... | thumbnail MAX_PIXELS BOX FILE... | soak PHOTO_DIR LOADS CONCURRENCY BOX|full cache|no-cache EVERY\n".utf8))
+    FileHandle.standardError.write(Data("usage: MagpieProbe write-cache DIR SIZE_LIMIT | decode MAX_PIXELS FILE... | thumbnail MAX_PIXELS BOX FILE... | soak PHOTO_DIR LOADS CONCURRENCY BOX|full cache|no-cache EVERY | burst CACHE_DIR BOX|full URL...\n".utf8))
     exit(2)
 }

@@ -43,6 +43,9 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(help: "How many images load at once.")
     var concurrency = 8
 
+    @Option(help: ArgumentHelp("Memory decodes in progress may hold together, from each image's header (progressive JPEGs hold every coefficient); a larger image is decoded alone.", valueName: "MB"))
+    var decodeMemoryMB = 256
+
     @Flag(help: "Try URLs even if they failed recently.")
     var retryFailed = false
 
@@ -82,6 +85,7 @@ struct FetchCommand: AsyncParsableCommand {
             throw ValidationError("--format needs --output: it says how images are written.")
         }
         guard (1...256).contains(concurrency) else { throw ValidationError("--concurrency must be between 1 and 256.") }
+        guard decodeMemoryMB > 0 else { throw ValidationError("--decode-memory-mb must be positive.") }
         if noCache, cache.cacheDir != nil { throw ValidationError("--no-cache and --cache-dir cannot be used together.") }
         if ByteCount.parse(memoryCache) == nil {
             throw ValidationError("--memory-cache must be a size such as 64MB or 0, not '\(memoryCache)'.")
@@ -106,6 +110,7 @@ struct FetchCommand: AsyncParsableCommand {
         try connection.apply(to: &configuration, environment: ProcessInfo.processInfo.environment)
         configuration.diskCache = noCache ? nil : DataCache.Configuration(directory: cache.directory)
         configuration.maximumConcurrentDownloads = concurrency
+        configuration.decodeMemoryBudget = decodeMemoryMB * 1_000_000
         configuration.memoryCache = ByteCount.parse(memoryCache).flatMap { $0 > 0 ? ImageCache.Limits(totalCost: $0) : nil }
         configuration.logger = logger
         configuration.diskCachePolicy = diskPolicy.policy
