@@ -148,6 +148,15 @@ magpie_status magpie_decode(const void *data, size_t length, const magpie_decode
         adjusted.fill = 0;
     }
     options = &adjusted;
+    if (image->source.format == MAGPIE_FORMAT_GIF) {
+        size_t patched_length = 0;
+        unsigned char *patched = magpie_gif_with_default_palette(data, length, &patched_length);
+        if (patched) {
+            image->owned_data = patched;
+            data = patched;
+            length = patched_length;
+        }
+    }
     const uint64_t max_pixels = options->max_pixels;
     const int target_width = options->target_width, target_height = options->target_height;
     const int fill = options->fill, partial = options->partial;
@@ -190,6 +199,12 @@ magpie_status magpie_decode(const void *data, size_t length, const magpie_decode
         else if (whole < image->source.pages) frames_to_load = whole;
     }
     if (animated) return decode_animation(data, length, options, frames_to_load, fail_on, image, error, error_length);
+    if (is_gif && !partial) {
+        // The first frame cut short shows the rows that arrived, as browsers and Pillow show
+        // them; frame data that is all there but corrupt still fails.
+        int partial_first_frame = 0;
+        if (magpie_gif_scan(data, length, &partial_first_frame) == 0 && partial_first_frame) fail_on = VIPS_FAIL_ON_NONE;
+    }
     // Streaming (sequential) reads save memory, but rotation and HEIF need random access.
     int sequential = image->source.orientation == 1 && (is_png || is_jpeg);
     VipsAccess access = sequential ? VIPS_ACCESS_SEQUENTIAL : VIPS_ACCESS_RANDOM;
@@ -316,5 +331,7 @@ void magpie_free_image(magpie_image *image) {
     magpie_free_frames(image);
     g_free(image->delays);
     image->delays = NULL;
+    g_free(image->owned_data);
+    image->owned_data = NULL;
 }
 

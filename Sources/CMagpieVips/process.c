@@ -214,6 +214,7 @@ int magpie_run_operation(VipsImage *rgba, int opaque, const magpie_process_optio
 magpie_status magpie_process(const unsigned char *pixels, int width, int height, int frames,
                    const magpie_process_options *options, magpie_image *result, char *error, size_t error_length) {
     result->handle = NULL;
+    result->owned_data = NULL;
     if (width <= 0 || height <= 0 || frames <= 0) {
         magpie_set_error(error, error_length, "the image is empty");
         return MAGPIE_STATUS_FAILED;

@@ -23,6 +23,13 @@ int magpie_is_heif_sequence(const unsigned char *data, size_t length);
 
 /// GIF image blocks whose data is complete (a truncated file's last frame is not).
 int magpie_gif_complete_frames(const unsigned char *data, size_t length);
+/// The same count; `partial_first_frame` is set when the first image block's data runs past the
+/// end of the file after some of it arrived, and the frame lies inside the logical screen.
+int magpie_gif_scan(const unsigned char *data, size_t length, int *partial_first_frame);
+/// A copy of a GIF that has no global colour table, with a table of 256 greys inserted, so
+/// frames without a table of their own show as Pillow shows them (libnsgif draws every index
+/// but 1 black); NULL when the GIF has a global table. Free with g_free.
+unsigned char *magpie_gif_with_default_palette(const unsigned char *data, size_t length, size_t *patched_length);
 
 /// `rows` rows of `width` RGBA8 pixels in the caller's memory as an sRGB libvips image (no
 /// copy: the memory must outlive the image); NULL when libvips refuses.

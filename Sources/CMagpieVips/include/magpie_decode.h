@@ -54,6 +54,9 @@ typedef struct {
     int loop;
     /// For a decode, the file's header; for a processed image, the input's size.
     magpie_header source;
+    /// Bytes the shim made from the caller's (a GIF given a colour table), which the libvips
+    /// pipeline reads while rendering; freed with the image (shim-private).
+    void *owned_data;
 } magpie_image;
 
 /// Prepares decoding to upright RGBA8; `magpie_render` produces the pixels.
