@@ -32,6 +32,13 @@ def still():
     return buffer.getvalue()
 
 
+def skip_sub_blocks(data, offset):
+    """The offset after a chain of data sub-blocks and its zero terminator."""
+    while data[offset]:
+        offset += data[offset] + 1
+    return offset + 1
+
+
 def without_colour_tables(data):
     """Drops the global table and every local one, clearing their flags."""
     flags = data[10]
@@ -42,10 +49,7 @@ def without_colour_tables(data):
         introducer = data[offset]
         if introducer == 0x21:
             start = offset
-            offset += 2
-            while data[offset]:
-                offset += data[offset] + 1
-            offset += 1
+            offset = skip_sub_blocks(data, offset + 2)
             out += data[start:offset]
         elif introducer == 0x2C:
             descriptor = bytearray(data[offset:offset + 10])
@@ -56,10 +60,7 @@ def without_colour_tables(data):
             descriptor[9] = local & 0x40
             out += descriptor
             start = offset
-            offset += 1
-            while data[offset]:
-                offset += data[offset] + 1
-            offset += 1
+            offset = skip_sub_blocks(data, offset + 1)
             out += data[start:offset]
         else:
             out += data[offset:]
