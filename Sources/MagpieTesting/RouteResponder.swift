@@ -50,14 +50,34 @@ struct RouteResponder: HTTPResponder {
             routes.record(path) { $0.notModified += 1 }
             return Response(status: .notModified, headers: headers)
         }
-        let declared: Int? =
-            if case .declareLength(let length)? = route.fault { length } else if route.omitsContentLength { nil } else {
-                route.body.count
+        var served = route
+        if route.acceptsRanges {
+            headers[.acceptRanges] = "bytes"
+            if route.status == 200, let start = rangeStart(request, route) {
+                headers[.contentRange] = "bytes \(start)-\(route.body.count - 1)/\(route.body.count)"
+                served.status = 206
+                served.body = Array(route.body[start...])
+                routes.record(path) { $0.partialResponses += 1 }
             }
-        let body = ResponseBody(contentLength: declared) { writer in
-            try await send(route, path: path, channel: context.channel, to: &writer)
         }
-        return Response(status: .init(code: route.status), headers: headers, body: body)
+        let declared: Int? =
+            if case .declareLength(let length)? = served.fault { length } else if served.omitsContentLength { nil } else {
+                served.body.count
+            }
+        let body = ResponseBody(contentLength: declared) { [served] writer in
+            try await send(served, path: path, channel: context.channel, to: &writer)
+        }
+        return Response(status: .init(code: served.status), headers: headers, body: body)
+    }
+
+    /// Where a `Range: bytes=N-` request starts, when it is honoured: `If-Range`, if sent,
+    /// must name the route's current version.
+    private func rangeStart(_ request: Request, _ route: ServedRoute) -> Int? {
+        guard let range = request.headers[.range], range.hasPrefix("bytes="), range.hasSuffix("-"),
+            let start = Int(range.dropFirst("bytes=".count).dropLast()), start >= 0, start < route.body.count
+        else { return nil }
+        if let version = request.headers[.ifRange], version != route.etag, version != route.lastModified { return nil }
+        return start
     }
 
     private func isNotModified(_ request: Request, _ route: ServedRoute) -> Bool {
@@ -92,6 +112,8 @@ struct RouteResponder: HTTPResponder {
             routes.record(path) { $0.connectionsClosedEarly += 1 }
             throw error
         }
+        if case .truncate? = route.fault, let gate = route.faultGate { await gate.wait() }
+        if case .reset? = route.fault, let gate = route.faultGate { await gate.wait() }
         switch route.fault {
         case .truncate?:
             routes.record(path) { $0.faultsInjected += 1 }

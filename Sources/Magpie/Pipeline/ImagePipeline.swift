@@ -63,6 +63,7 @@ public final class ImagePipeline: Sendable {
                     totalTimeout: configuration.totalTimeout,
                     connectTimeout: configuration.connectTimeout,
                     allowedSchemes: schemes.subtracting(["file"])),
+                partials: configuration.resumableDownloads.map { PartialBodies(limits: $0, now: configuration.clock) },
                 logger: configuration.logger),
             scheduler: DownloadScheduler(
                 maximumConcurrent: configuration.maximumConcurrentDownloads,

@@ -14,6 +14,8 @@ final class PipelineRecorder: Sendable {
         case downloadStarted
         case downloaded(bytes: Int)
         case revalidated
+        /// A download asked for the rest of a body that broke off earlier.
+        case resumed
         case decoded(Duration)
         case processed(Duration)
         case variantStored
@@ -49,6 +51,7 @@ final class PipelineRecorder: Sendable {
             case .downloadStarted: statistics.downloads += 1
             case .downloaded(let bytes): statistics.bytesDownloaded += bytes
             case .revalidated: statistics.revalidated += 1
+            case .resumed: statistics.resumedDownloads += 1
             case .decoded: statistics.decodes += 1
             case .processed: statistics.processorRuns += 1
             case .variantStored: statistics.variantsStored += 1
@@ -67,6 +70,7 @@ final class PipelineRecorder: Sendable {
         let downloads: Counter
         let bytes: Counter
         let revalidated: Counter
+        let resumed: Counter
         let coalesced: Counter
         let cancelled: Counter
         let failures: Counter
@@ -93,6 +97,7 @@ final class PipelineRecorder: Sendable {
             downloads = counter("magpie_downloads_total")
             bytes = counter("magpie_downloaded_bytes_total")
             revalidated = counter("magpie_revalidated_total")
+            resumed = counter("magpie_resumed_downloads_total")
             coalesced = counter("magpie_coalesced_total")
             cancelled = counter("magpie_cancelled_total")
             failures = counter("magpie_failures_total")
@@ -123,6 +128,7 @@ final class PipelineRecorder: Sendable {
             case .downloadStarted: downloads.increment()
             case .downloaded(let count): bytes.increment(by: count)
             case .revalidated: revalidated.increment()
+            case .resumed: resumed.increment()
             case .decoded(let duration): decodeTime.recordNanoseconds(Self.nanoseconds(duration))
             case .processed(let duration):
                 processorRuns.increment()

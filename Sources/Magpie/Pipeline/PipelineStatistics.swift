@@ -12,7 +12,10 @@ public struct PipelineStatistics: Sendable, Equatable {
     public var downloads = 0
     /// 304 answers that kept cached bytes.
     public var revalidated = 0
-    /// Bytes of response bodies received.
+    /// Downloads that asked only for the rest of a body that broke off earlier
+    /// (``ImagePipeline/Configuration/resumableDownloads``).
+    public var resumedDownloads = 0
+    /// Bytes of response bodies received (a resumed download counts only what it received).
     public var bytesDownloaded = 0
     /// Decodes run.
     public var decodes = 0

@@ -77,6 +77,7 @@ final class FetchOriginalData: Sendable {
         do {
             outcome = try await context.loader.load(
                 outgoing, sources: input.keys.sources, revalidating: cached?.metadata.canRevalidate == true ? cached?.metadata : nil,
+                resumeKey: dataKey,
                 partialBodies: request.options.contains(.progressivePreviews), now: context.configuration.wallClock,
                 onRetryAfter: { wait in blocklist.block(dataKey, for: wait) },
                 onEvent: { shared.send($0) })
@@ -94,8 +95,9 @@ final class FetchOriginalData: Sendable {
             entry.metadata.redirects = fresh.redirects
             context.dataCache?.store(entry)
             return LoadedData(bytes: entry.data, metadata: entry.metadata, source: .network)
-        case .downloaded(let bytes, let metadata):
-            context.recorder.record(.downloaded(bytes: bytes.count))
+        case .downloaded(let bytes, let metadata, let resumedFrom):
+            context.recorder.record(.downloaded(bytes: bytes.count - resumedFrom))
+            if resumedFrom > 0 { context.recorder.record(.resumed) }
             if let dataCache = context.dataCache {
                 // New bytes make every variant made from the old ones stale. A network-only
                 // load did not read the entry it replaces, so it retires them too.
