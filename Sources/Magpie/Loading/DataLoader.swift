@@ -128,6 +128,9 @@ struct DataLoader: Sendable {
                 {
                 case .rest: break
                 case .whole: resuming = nil
+                case .failed:
+                    if let resumeKey { partials?.keep(part, for: resumeKey) }
+                    resuming = nil
                 case .unusable:
                     await discard(response.body)
                     resuming = nil

@@ -125,6 +125,8 @@ extension PartialBody {
         case whole
         /// A range that does not continue this part, or 416: ask again without a range.
         case unusable
+        /// Another status (404, 503...): not about the range; the part may serve a later try.
+        case failed
     }
 
     func answer(status: Int, contentRange: String?, etag: String?) -> Answer {
@@ -139,8 +141,9 @@ extension PartialBody {
             else { return .unusable }
             if case .etag(let mine) = validator, let etag, etag != mine { return .unusable }
             return .rest
+        case 416: return .unusable
         case 200..<300: return .whole
-        default: return .unusable
+        default: return .failed
         }
     }
 }

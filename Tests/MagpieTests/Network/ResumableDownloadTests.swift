@@ -88,6 +88,23 @@ struct ResumableDownloadTests {
         }
     }
 
+    /// A retry that meets a server error keeps the part for the one after.
+    @Test func aFailedRetryKeepsThePart() async throws {
+        try await withTestFixture { fixture in
+            let gate = Gate()
+            fixture.server.serve("/photo.jpg", Self.route(Self.photo, cutAt: 100_000, gate: gate))
+            let url = fixture.server.url("/photo.jpg")
+            await Self.loadBreakingOff(url, at: 100_000, gate: gate, in: fixture)
+            fixture.server.update("/photo.jpg") { $0.fault = nil; $0.status = 503 }
+            await #expect(throws: MagpieError.httpStatus(503, url)) { try await fixture.pipeline.image(for: url) }
+            fixture.server.update("/photo.jpg") { $0.status = 200 }
+            _ = try await fixture.pipeline.image(for: url)
+            #expect(fixture.server.statistics(for: "/photo.jpg").lastRequestHeaders["range"] == "bytes=100000-")
+            #expect(fixture.server.statistics(for: "/photo.jpg").partialResponses == 1)
+            #expect(fixture.pipeline.statistics.resumedDownloads == 1)
+        }
+    }
+
     @Test func lastModifiedIsAStrongEnoughValidator() async throws {
         try await withTestFixture { fixture in
             let date = "Tue, 24 Nov 2026 10:00:00 GMT"
@@ -193,6 +210,8 @@ struct PartialBodyTests {
         #expect(part.answer(status: 206, contentRange: nil, etag: nil) == .unusable)
         #expect(part.answer(status: 206, contentRange: "bytes 400-999/1000", etag: "\"other\"") == .unusable)
         #expect(part.answer(status: 416, contentRange: "bytes */1000", etag: nil) == .unusable)
+        #expect(part.answer(status: 503, contentRange: nil, etag: nil) == .failed)
+        #expect(part.answer(status: 404, contentRange: nil, etag: nil) == .failed)
         #expect(PartialBody.validator(etag: "W/\"v\"", lastModified: nil) == nil)
         #expect(PartialBody.validator(etag: "W/\"v\"", lastModified: "date") == .lastModified("date"))
         #expect(PartialBody.validator(etag: "\"v\"", lastModified: "date") == .etag("\"v\""))
