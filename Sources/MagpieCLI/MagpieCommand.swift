@@ -1,5 +1,6 @@
 public import ArgumentParser
 import Foundation
+import Magpie
 
 /// The `magpie` command: load, cache and decode images from the shell.
 public struct MagpieCommand: AsyncParsableCommand {
@@ -13,7 +14,15 @@ public struct MagpieCommand: AsyncParsableCommand {
             FetchCommand.self, PrefetchCommand.self, CacheCommand.self, ServeCommand.self, ProxyCommand.self, DemoCommand.self,
         ])
 
+    @Flag(name: .long, help: "Print which libvips Magpie runs on (its speed depends on it) and exit.")
+    var version = false
+
     public init() {}
+
+    public mutating func run() async throws {
+        guard version else { throw CleanExit.helpRequest(self) }
+        print("magpie: \(Libvips.summary)")
+    }
 
     /// Parses the arguments, runs the chosen command and exits. Usage errors exit with 2 (the
     /// shell convention, as grep and curl do) rather than argument-parser's 64.

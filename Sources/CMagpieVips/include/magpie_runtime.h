@@ -37,6 +37,14 @@ typedef void (*magpie_log_fn)(int level, const char *message);
 /// GLib warnings from libvips sent to `log`. Returns 0 on success.
 magpie_status magpie_initialize(magpie_log_fn log, char *error, size_t error_length);
 
+/// The version of the libvips loaded at run time (which may be newer than the headers Magpie
+/// was compiled with), as major * 10000 + minor * 100 + micro: 81807 for 8.18.7.
+int magpie_vips_version(void);
+
+/// 1 when libvips runs its vector (SIMD) paths: liborc before 8.15, which Magpie switches off,
+/// Highway from 8.15. Meaningful after `magpie_initialize`.
+int magpie_vips_vectorised(void);
+
 /// Frees a buffer returned by `magpie_encode`.
 void magpie_free_buffer(void *buffer);
 

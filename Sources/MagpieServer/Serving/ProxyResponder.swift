@@ -73,7 +73,7 @@ public struct ImageProxyResponder: HTTPResponder {
         do {
             let decoded = try proxy.pipeline.configuration.decoder.decode(probe, options: DecodingOptions())
             guard decoded.width == 2 else { return Self.text(.serviceUnavailable, "decoding gave the wrong size\n") }
-            return Self.text(.ok, "ok\n")
+            return Self.text(.ok, "ok, \(Libvips.summary)\n")
         } catch {
             return Self.text(.serviceUnavailable, "decoding failed: \(error)\n")
         }

@@ -132,7 +132,8 @@ struct ProxyLoadTests {
         try await withProxyFixture { fixture in
             fixture.origin.serve("/a.jpg", .image(Self.photo))
             let health = try await fixture.get("/health")
-            #expect(health.status == 200 && health.text == "ok\n")
+            let installed = try LibvipsTests.installedVersion()
+            #expect(health.status == 200 && health.text.hasPrefix("ok, libvips \(installed), SIMD "), "\(health.text)")
             let path = fixture.path("/a.jpg", "s:100")
             _ = try await fixture.get(path, headers: ["X-Request-Id": "req-42"])
             _ = try await fixture.get(path)

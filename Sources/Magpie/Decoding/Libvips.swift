@@ -1,0 +1,28 @@
+import CMagpieVips
+
+/// The libvips that Magpie decodes, processes and encodes with: the one loaded at run time,
+/// which can be newer than the headers Magpie was built against.
+///
+/// Speed depends on it: from 8.15 libvips resamples and convolves with SIMD (Highway); before
+/// 8.15 its SIMD came from liborc, which Magpie switches off because it crashed under sustained
+/// load. `magpie --version` and the proxy's `/health` print ``summary``.
+public enum Libvips {
+    /// The version, as `8.18.7`.
+    public static var version: String {
+        let number = Int(magpie_vips_version())
+        return "\(number / 10000).\(number / 100 % 100).\(number % 100)"
+    }
+
+    /// Whether libvips runs its SIMD paths. Starts libvips if it has not started yet; `false`
+    /// if it cannot start.
+    public static var isVectorised: Bool {
+        guard (try? VipsRuntime.start()) != nil else { return false }
+        return magpie_vips_vectorised() != 0
+    }
+
+    /// One line for people: `libvips 8.18.7, SIMD on`.
+    public static var summary: String {
+        let vectors = isVectorised ? "SIMD on" : magpie_vips_version() < 81500 ? "SIMD off (liborc, before 8.15)" : "SIMD off"
+        return "libvips \(version), \(vectors)"
+    }
+}

@@ -1,0 +1,36 @@
+import Foundation
+import Magpie
+import Testing
+
+@Suite("The libvips Magpie runs on")
+struct LibvipsTests {
+    /// The version pkg-config gives for `vips`: the library the build linked, read without Magpie.
+    static func installedVersion() throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["pkg-config", "--modversion", "vips"]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let printed = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0, "pkg-config knows no vips")
+        return String(decoding: printed, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test func versionIsTheInstalledLibrarys() throws {
+        let installed = try Self.installedVersion()
+        #expect(Libvips.version == installed)
+    }
+
+    /// liborc (libvips before 8.15) is switched off after it crashed a soak; Highway (8.15 on)
+    /// has no such history and stays on.
+    @Test func simdIsOnFromVersion815() throws {
+        let parts = Libvips.version.split(separator: ".").compactMap { Int($0) }
+        try #require(parts.count == 3)
+        let highway = parts[0] > 8 || (parts[0] == 8 && parts[1] >= 15)
+        #expect(Libvips.isVectorised == highway)
+        let installed = try Self.installedVersion()
+        #expect(Libvips.summary.hasPrefix("libvips \(installed), SIMD \(highway ? "on" : "off")"), "\(Libvips.summary)")
+    }
+}
