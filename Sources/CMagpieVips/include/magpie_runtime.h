@@ -41,6 +41,10 @@ magpie_status magpie_initialize(magpie_log_fn log, char *error, size_t error_len
 /// was compiled with), as major * 10000 + minor * 100 + micro: 81807 for 8.18.7.
 int magpie_vips_version(void);
 
+/// 1 when the loaded libvips takes its SIMD from liborc (before 8.15), which Magpie switches
+/// off at start-up.
+int magpie_vips_uses_liborc(void);
+
 /// 1 when libvips runs its vector (SIMD) paths: liborc before 8.15, which Magpie switches off,
 /// Highway from 8.15. Meaningful after `magpie_initialize`.
 int magpie_vips_vectorised(void);

@@ -22,7 +22,7 @@ public enum Libvips {
 
     /// One line for people: `libvips 8.18.7, SIMD on`.
     public static var summary: String {
-        let vectors = isVectorised ? "SIMD on" : magpie_vips_version() < 81500 ? "SIMD off (liborc, before 8.15)" : "SIMD off"
+        let vectors = isVectorised ? "SIMD on" : magpie_vips_uses_liborc() != 0 ? "SIMD off (liborc, before 8.15)" : "SIMD off"
         return "libvips \(version), \(vectors)"
     }
 }
