@@ -42,7 +42,7 @@ let package = Package(
         .target(
             name: "CMagpieVips",
             dependencies: ["CVips"],
-            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("z")]
+            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("heif"), .linkedLibrary("z")]
         ),
         .target(name: "CMagpieSystem"),
         .target(

@@ -1,5 +1,6 @@
 #include "magpie_decode.h"
 #include "magpie_process.h"
+#include "heif_hevc.h"
 #include "jpeg_dc.h"
 #include "png_guard.h"
 #include "shim_internal.h"
@@ -212,8 +213,10 @@ magpie_status magpie_decode(const void *data, size_t length, const magpie_decode
     VipsImage *decoded = NULL;
     int thumbnail = target_width > 0 || target_height > 0;
     int heif_sequence = format == MAGPIE_FORMAT_HEIF && magpie_is_heif_sequence(data, length);
-    if (thumbnail && (is_jpeg || heif_sequence)) {
-        // HEIF sequences: vips_thumbnail_buffer would pick the (blocked) ImageMagick loader.
+    int hevc = format == MAGPIE_FORMAT_HEIF && magpie_heif_is_hevc(data, length);
+    if (thumbnail && (is_jpeg || heif_sequence || hevc)) {
+        // HEIF sequences: vips_thumbnail_buffer would pick the (blocked) ImageMagick loader;
+        // HEVC: libvips may have no decoder for it (heif_hevc.c).
         VipsImage *loaded = NULL;
         int shrink = is_jpeg ? jpeg_shrink_for_box(&image->source, target_width, target_height, fill) : 1;
         // At 1/8 a progressive JPEG needs only its DC scans; `loaded` stays NULL otherwise.

@@ -1,3 +1,4 @@
+#include "heif_hevc.h"
 #include "magpie_formats.h"
 #include "png_guard.h"
 #include "shim_internal.h"
@@ -63,9 +64,10 @@ static int fill_header(VipsImage *image, magpie_header *header) {
     return 0;
 }
 
-// Opens lazily with the chosen loader: only the header is read until pixels are asked for.
-VipsImage *magpie_open_image(const void *data, size_t length, magpie_format format,
-                             VipsAccess access, VipsFailOn fail_on) {
+// Opens lazily with libvips' loader for the format: only the header is read until pixels are
+// asked for. libvips reads the header of every HEIF file, HEVC-coded or not.
+static VipsImage *open_with_libvips(const void *data, size_t length, magpie_format format,
+                                    VipsAccess access, VipsFailOn fail_on) {
     if (format == MAGPIE_FORMAT_HEIF) {
         VipsImage *image = NULL;
         if (vips_heifload_buffer((void *)data, length, &image, "access", access, "fail_on", fail_on, NULL))
@@ -75,6 +77,18 @@ VipsImage *magpie_open_image(const void *data, size_t length, magpie_format form
     return vips_image_new_from_buffer(data, length, "", "access", access, "fail_on", fail_on, NULL);
 }
 
+VipsImage *magpie_open_image(const void *data, size_t length, magpie_format format,
+                             VipsAccess access, VipsFailOn fail_on) {
+    if (format == MAGPIE_FORMAT_HEIF && magpie_heif_is_hevc(data, length)) {
+        char text[256] = "";
+        VipsImage *image = magpie_heif_hevc_open(data, length, text, sizeof text);
+        // Where every other loader leaves its error, for the caller to take.
+        if (!image) vips_error("heifload", "%s", text);
+        return image;
+    }
+    return open_with_libvips(data, length, format, access, fail_on);
+}
+
 magpie_status magpie_read_header(const void *data, size_t length, magpie_header *header,
                             char *error, size_t error_length) {
     memset(header, 0, sizeof *header);
@@ -82,7 +96,7 @@ magpie_status magpie_read_header(const void *data, size_t length, magpie_header 
         return MAGPIE_STATUS_FAILED;
     int status = find_loader(data, length, header, error, error_length);
     if (status != MAGPIE_STATUS_OK) return status;
-    VipsImage *image = magpie_open_image(data, length, header->format, VIPS_ACCESS_RANDOM, VIPS_FAIL_ON_NONE);
+    VipsImage *image = open_with_libvips(data, length, header->format, VIPS_ACCESS_RANDOM, VIPS_FAIL_ON_NONE);
     if (!image) {
         magpie_take_error(error, error_length, "could not read the image header");
         return MAGPIE_STATUS_FAILED;

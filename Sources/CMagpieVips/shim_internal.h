@@ -15,7 +15,8 @@ void magpie_take_error(char *error, size_t error_length, const char *fallback);
 /// Copies `text` into `error`.
 void magpie_set_error(char *error, size_t error_length, const char *text);
 
-/// Opens lazily with the loader for `format`: only the header is read until pixels are asked for.
+/// Opens with the loader for `format`, lazily (only the header is read until pixels are asked
+/// for) except for HEVC-coded HEIF, which the system's libheif decodes here.
 VipsImage *magpie_open_image(const void *data, size_t length, magpie_format format, VipsAccess access, VipsFailOn fail_on);
 
 /// Whether the bytes are a HEIF image sequence, which libvips 8.14 does not recognise.

@@ -6,6 +6,8 @@
 //   MagpieProbe decode MAX_PIXELS FILE...    decodes each file, printing one JSON line per file
 //                                             with the time and peak memory it took
 //   MagpieProbe thumbnail MAX_PIXELS BOX FILE...   the same, downsampled into a BOX x BOX square
+//   MagpieProbe pixels MAX_PIXELS DIR FILE... decodes each file (full size, first frame), writing
+//                                             its RGBA pixels into DIR and a JSON line per file
 //   MagpieProbe soak PHOTO_DIR LOADS CONCURRENCY BOX|full cache|no-cache EVERY
 //                                             loads LOADS distinct URLs of the photos (full size or
 //                                             as BOX thumbnails, with or without the memory cache),
@@ -34,6 +36,11 @@ case "thumbnail":
           let box = Int(arguments[arguments.startIndex + 2]), box > 0 else { usage() }
     let thumbnail = ImageRequest.Thumbnail(width: box, height: box)
     DecodeMeter.run(files: Array(arguments.dropFirst(3)), maximumPixels: maximumPixels, thumbnail: thumbnail)
+case "pixels":
+    guard arguments.count >= 3, let maximumPixels = Int(arguments[arguments.startIndex + 1]) else { usage() }
+    PixelDump.run(
+        directory: URL(fileURLWithPath: arguments[arguments.startIndex + 2]), files: Array(arguments.dropFirst(3)),
+        maximumPixels: maximumPixels)
 case "soak":
     let values = Array(arguments.dropFirst())
     guard values.count == 6, let loads = Int(values[1]), let concurrency = Int(values[2]), concurrency > 0,
@@ -57,6 +64,6 @@ default:
 }
 
 func usage() -> Never {
-    FileHandle.standardError.write(Data("usage: MagpieProbe write-cache DIR SIZE_LIMIT | decode MAX_PIXELS FILE... | thumbnail MAX_PIXELS BOX FILE... | soak PHOTO_DIR LOADS CONCURRENCY BOX|full cache|no-cache EVERY | burst CACHE_DIR BOX|full URL...\n".utf8))
+    FileHandle.standardError.write(Data("usage: MagpieProbe write-cache DIR SIZE_LIMIT | decode MAX_PIXELS FILE... | thumbnail MAX_PIXELS BOX FILE... | pixels MAX_PIXELS DIR FILE... | soak PHOTO_DIR LOADS CONCURRENCY BOX|full cache|no-cache EVERY | burst CACHE_DIR BOX|full URL...\n".utf8))
     exit(2)
 }

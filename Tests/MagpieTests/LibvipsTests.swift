@@ -1,20 +1,13 @@
 import Foundation
 import Magpie
+import MagpieTesting
 import Testing
 
 @Suite("The libvips Magpie runs on")
 struct LibvipsTests {
     /// The version pkg-config gives for `vips`: the library the build linked, read without Magpie.
     static func installedVersion() throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["pkg-config", "--modversion", "vips"]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let printed = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "pkg-config knows no vips")
+        let printed = try ChildProcess.run("pkg-config", ["--modversion", "vips"])
         return String(decoding: printed, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 

@@ -23,9 +23,11 @@ struct AnimationCommandTests {
             let written = try #require(try PillowAnimation.read([file]).first)
             #expect(written.size == [58, 50])
             #expect(written.plays == 11)
-            // libwebp merges repeated frames, keeping their time; GIF keeps them apart.
+            // The 14 frames are 10 runs of identical ones. libwebp, and the GIF writer of libvips
+            // from 8.16, merge a run into one frame that keeps the run's time; 8.14's GIF writer
+            // keeps them apart. Either way no distinct frame is lost and the time is kept.
             #expect(written.durations.reduce(0, +) == 14 * 150)
-            if format == "gif" { #expect(written.frames == 14) }
+            #expect((10...14).contains(written.frames), "\(written.frames) frames")
         }
     }
 

@@ -30,21 +30,27 @@ struct ImageDifference: CustomStringConvertible {
 
     init(_ left: DecodedImage, _ right: DecodedImage) {
         precondition(left.width == right.width && left.height == right.height, "sizes differ")
+        self.init(rgba: left.pixels, right.pixels)
+    }
+
+    /// Two RGBA buffers of the same size.
+    init(rgba left: [UInt8], _ right: [UInt8]) {
+        precondition(left.count == right.count && left.count % 4 == 0, "sizes differ")
         var colourTotal = 0
         var alphaTotal = 0
         var maximum = 0
-        for offset in stride(from: 0, to: left.pixels.count, by: 4) {
-            let leftAlpha = Int(left.pixels[offset + 3])
-            let rightAlpha = Int(right.pixels[offset + 3])
+        for offset in stride(from: 0, to: left.count, by: 4) {
+            let leftAlpha = Int(left[offset + 3])
+            let rightAlpha = Int(right[offset + 3])
             for channel in 0..<3 {
-                let difference = abs(Int(left.pixels[offset + channel]) * leftAlpha / 255 - Int(right.pixels[offset + channel]) * rightAlpha / 255)
+                let difference = abs(Int(left[offset + channel]) * leftAlpha / 255 - Int(right[offset + channel]) * rightAlpha / 255)
                 colourTotal += difference
                 maximum = max(maximum, difference)
             }
             alphaTotal += abs(leftAlpha - rightAlpha)
             maximum = max(maximum, abs(leftAlpha - rightAlpha))
         }
-        let count = Double(left.width * left.height)
+        let count = Double(max(1, left.count / 4))
         meanColour = Double(colourTotal) / (count * 3)
         meanAlpha = Double(alphaTotal) / count
         self.maximum = maximum

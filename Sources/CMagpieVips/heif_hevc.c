@@ -1,0 +1,116 @@
+// HEVC-coded HEIF (HEIC: iPhone photos) decoded with the system's libheif rather than libvips'.
+//
+// The libvips Magpie installs where the distribution's is older than 8.15 (pyvips-binary's) is
+// built without an HEVC decoder, for patent reasons; the distribution's libheif has one
+// (libde265) and links no glib, so it can share the process with that libvips' own glib. One
+// route on every libvips keeps HEIC decoding the same wherever Magpie runs. AVIF stays with
+// libvips, whose AV1 decoders are there on every build.
+#include "heif_hevc.h"
+
+#include <glib.h>
+#include <limits.h>
+#include <libheif/heif.h>
+#include <stdio.h>
+#include <string.h>
+
+int magpie_heif_is_hevc(const void *data, size_t length) {
+    if (length < 16 || length > INT_MAX) return 0;
+    const uint8_t *bytes = data;
+    int size = (int)length;
+    if (heif_has_compatible_brand(bytes, size, "avif") || heif_has_compatible_brand(bytes, size, "avis")) return 0;
+    static const char *hevc_brands[] = {"heic", "heix", "heim", "heis", "hevc", "hevx", NULL};
+    heif_brand2 main_brand = heif_read_main_brand(bytes, size);
+    for (int i = 0; hevc_brands[i]; i++)
+        if (main_brand == heif_fourcc_to_brand(hevc_brands[i]) || heif_has_compatible_brand(bytes, size, hevc_brands[i]))
+            return 1;
+    return 0;
+}
+
+static void set_heif_error(char *error, size_t error_length, const char *what, struct heif_error failure) {
+    if (error && error_length)
+        snprintf(error, error_length, "%s: %s", what, failure.message ? failure.message : "libheif failed");
+}
+
+// The primary image's colour profile, when it has an ICC one (nclx colour descriptions are left
+// out, as libvips leaves them out).
+static void attach_profile(const struct heif_image_handle *handle, VipsImage *image) {
+    enum heif_color_profile_type type = heif_image_handle_get_color_profile_type(handle);
+    if (type != heif_color_profile_type_prof && type != heif_color_profile_type_rICC) return;
+    size_t size = heif_image_handle_get_raw_color_profile_size(handle);
+    if (size == 0) return;
+    void *profile = g_try_malloc(size);
+    if (!profile) return;
+    if (heif_image_handle_get_raw_color_profile(handle, profile).code == heif_error_Ok)
+        vips_image_set_blob_copy(image, VIPS_META_ICC_NAME, profile, size);
+    g_free(profile);
+}
+
+VipsImage *magpie_heif_hevc_open(const void *data, size_t length, char *error, size_t error_length) {
+    VipsImage *result = NULL;
+    struct heif_context *context = heif_context_alloc();
+    struct heif_image_handle *handle = NULL;
+    struct heif_image *decoded = NULL;
+    struct heif_decoding_options *options = NULL;
+    unsigned char *packed = NULL;
+    if (!context) {
+        magpie_set_error(error, error_length, "libheif could not start");
+        return NULL;
+    }
+    struct heif_error failure = heif_context_read_from_memory_without_copy(context, data, length, NULL);
+    if (failure.code != heif_error_Ok) {
+        set_heif_error(error, error_length, "damaged HEIF", failure);
+        goto done;
+    }
+    failure = heif_context_get_primary_image_handle(context, &handle);
+    if (failure.code != heif_error_Ok) {
+        set_heif_error(error, error_length, "damaged HEIF", failure);
+        goto done;
+    }
+    int alpha = heif_image_handle_has_alpha_channel(handle);
+    int bands = alpha ? 4 : 3;
+    // Rotation, mirroring and cropping (irot, imir, clap) are applied here, as libvips applies
+    // them, so the EXIF orientation is not applied again.
+    options = heif_decoding_options_alloc();
+    failure = heif_decode_image(handle, &decoded, heif_colorspace_RGB,
+                                alpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB, options);
+    if (failure.code != heif_error_Ok) {
+        set_heif_error(error, error_length, "decoding failed", failure);
+        goto done;
+    }
+    int width = heif_image_get_width(decoded, heif_channel_interleaved);
+    int height = heif_image_get_height(decoded, heif_channel_interleaved);
+    int stride = 0;
+    const uint8_t *plane = heif_image_get_plane_readonly(decoded, heif_channel_interleaved, &stride);
+    if (!plane || width <= 0 || height <= 0 || heif_image_get_bits_per_pixel_range(decoded, heif_channel_interleaved) != 8) {
+        magpie_set_error(error, error_length, "decoding failed: libheif gave no 8-bit RGB plane");
+        goto done;
+    }
+    size_t row = (size_t)width * bands;
+    size_t size = row * height;
+    // libheif pads its rows; libvips wants them packed.
+    const unsigned char *pixels = plane;
+    if ((size_t)stride != row) {
+        packed = g_try_malloc(size);
+        if (!packed) {
+            magpie_set_error(error, error_length, "out of memory for the decoded HEIF");
+            goto done;
+        }
+        for (int y = 0; y < height; y++) memcpy(packed + row * y, plane + (size_t)stride * y, row);
+        pixels = packed;
+    }
+    result = vips_image_new_from_memory_copy(pixels, size, width, height, bands, VIPS_FORMAT_UCHAR);
+    if (!result) {
+        magpie_take_error(error, error_length, "decoding failed");
+        goto done;
+    }
+    result->Type = VIPS_INTERPRETATION_sRGB;
+    attach_profile(handle, result);
+    vips_image_set_int(result, VIPS_META_ORIENTATION, 1);
+done:
+    g_free(packed);
+    if (options) heif_decoding_options_free(options);
+    if (decoded) heif_image_release(decoded);
+    if (handle) heif_image_handle_release(handle);
+    heif_context_free(context);
+    return result;
+}
