@@ -107,7 +107,11 @@ static int reduce(VipsImage *in, double target_width, double target_height, Vips
 }
 
 static int resize(VipsImage *rgba, int opaque, const magpie_process_options *options, magpie_crop_box *box, VipsImage **out) {
-    double width = vips_image_get_width(rgba), height = vips_image_get_height(rgba);
+    double actual_width = vips_image_get_width(rgba), actual_height = vips_image_get_height(rgba);
+    // The output is sized from the whole image even when the bitmap holds it decoded smaller.
+    int reduced = options->full_width > 0 && options->full_height > 0;
+    double width = reduced ? options->full_width : actual_width;
+    double height = reduced ? options->full_height : actual_height;
     double horizontal = options->width / width, vertical = options->height / height;
     switch (options->mode) {
     case MAGPIE_RESIZE_FIT: horizontal = vertical = fmin(horizontal, vertical); break;
@@ -118,7 +122,7 @@ static int resize(VipsImage *rgba, int opaque, const magpie_process_options *opt
         horizontal = fmin(horizontal, 1.0);
         vertical = fmin(vertical, 1.0);
     }
-    if (horizontal == 1.0 && vertical == 1.0 && options->mode != MAGPIE_RESIZE_FILL) {
+    if (!reduced && horizontal == 1.0 && vertical == 1.0 && options->mode != MAGPIE_RESIZE_FILL) {
         g_object_ref(rgba);
         *out = rgba;
         return 0;
@@ -126,7 +130,8 @@ static int resize(VipsImage *rgba, int opaque, const magpie_process_options *opt
     VipsImage *filtered = NULL, *resized = NULL, *finished = NULL;
     if (prepare_for_filtering(rgba, opaque, &filtered)) return -1;
     int failed = horizontal > 1.0 || vertical > 1.0
-        ? vips_resize(filtered, &resized, horizontal, "vscale", vertical, "kernel", VIPS_KERNEL_LANCZOS3, NULL)
+        ? vips_resize(filtered, &resized, width * horizontal / actual_width, "vscale", height * vertical / actual_height,
+                      "kernel", VIPS_KERNEL_LANCZOS3, NULL)
         : reduce(filtered, width * horizontal, height * vertical, &resized);
     g_object_unref(filtered);
     if (failed) return -1;

@@ -34,6 +34,13 @@ typedef struct {
     uint64_t max_animation_pixels;
     /// Instead of refusing an animation over those limits, decode its first frame.
     int first_frame_when_too_large;
+    /// Without a target box: the resize that runs first on the decoded image, a box of
+    /// `resize_width` x `resize_height` in `resize_mode` (a magpie_resize_mode); 0 x 0 for none.
+    /// A JPEG or WebP still is then decoded at the smallest scale (1/2, 1/4 or 1/8) that still
+    /// leaves that resize at least twice its output on each side.
+    int resize_width;
+    int resize_height;
+    int resize_mode;
 } magpie_decode_options;
 
 typedef struct {
@@ -54,6 +61,10 @@ typedef struct {
     int loop;
     /// For a decode, the file's header; for a processed image, the input's size.
     magpie_header source;
+    /// The whole upright image's size when it was decoded at a reduced scale for the resize
+    /// that follows (see `resize_width`); 0 x 0 when decoded at its size.
+    int full_width;
+    int full_height;
     /// Bytes the shim made from the caller's (a GIF given a colour table), which the libvips
     /// pipeline reads while rendering; freed with the image (shim-private).
     void *owned_data;

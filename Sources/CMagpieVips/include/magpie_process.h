@@ -47,6 +47,11 @@ typedef struct {
     magpie_resize_mode mode;
     /// Resize: whether an image smaller than the box is enlarged.
     int upscale;
+    /// Resize: the whole image's size when the bitmap holds it decoded at a reduced scale
+    /// (`magpie_image.full_width`), 0 x 0 otherwise. The output is sized from it, so it is the
+    /// size a resize of the whole image gives.
+    int full_width;
+    int full_height;
     /// Crop: when `gravity_crop` is 0, the top-left corner of the area kept.
     int x;
     int y;

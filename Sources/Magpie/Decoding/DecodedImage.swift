@@ -25,6 +25,21 @@ public struct DecodedImage: Sendable {
     public let sourceWidth: Int
     /// See ``sourceWidth``.
     public let sourceHeight: Int
+    /// The whole upright image's size when the decoder decoded it at a reduced scale for the
+    /// resize that follows (``DecodingOptions/resizeFirst``); `nil` when the pixels are the
+    /// image at the size it was decoded to. The resize sizes its output from it.
+    public let fullSize: Size?
+
+    /// A width and a height in pixels.
+    public struct Size: Sendable, Hashable {
+        public let width: Int
+        public let height: Int
+
+        public init(width: Int, height: Int) {
+            self.width = width
+            self.height = height
+        }
+    }
 
     /// Creates an image from RGBA8 pixels: a still when `animation` is `nil`, otherwise one
     /// frame per entry of its ``Animation/frameDelays``. `pixels.count` must be
@@ -32,7 +47,7 @@ public struct DecodedImage: Sendable {
     public init(
         width: Int, height: Int, pixels: [UInt8], sourceFormat: ImageFormat = .unknown,
         sourceWidth: Int? = nil, sourceHeight: Int? = nil, animation: Animation? = nil,
-        firstFrameReason: FirstFrameReason? = nil
+        firstFrameReason: FirstFrameReason? = nil, fullSize: Size? = nil
     ) {
         let frames = animation?.frameCount ?? 1
         precondition(frames > 0, "an animation has at least one frame")
@@ -45,6 +60,7 @@ public struct DecodedImage: Sendable {
         self.sourceHeight = sourceHeight ?? height
         self.animation = animation
         self.firstFrameReason = firstFrameReason
+        self.fullSize = fullSize
     }
 
     /// Memory the pixels take, every frame counted: the image's cost in the memory cache.

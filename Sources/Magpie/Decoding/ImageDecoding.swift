@@ -33,11 +33,18 @@ public struct DecodingOptions: Sendable, Hashable {
     public var maximumAnimationPixels: Int
     /// Decode the first frame of an animation over the limits instead of refusing it.
     public var firstFrameWhenTooLarge: Bool
+    /// The resize that runs first on the decoded image, when one does (and no ``thumbnail`` is
+    /// asked for). A decoder may then decode at a reduced scale that leaves the resize at least
+    /// twice its output on each side, as ``VipsDecoder`` does for JPEG and WebP stills (libjpeg's
+    /// DCT scaling, libwebp's scaled decode), and say the whole image's size in
+    /// ``DecodedImage/fullSize``, from which the resize sizes its output.
+    public var resizeFirst: ImageProcessors.Resize?
 
     /// Creates decoding options; by default the first frame, at full size.
     public init(
         thumbnail: ImageRequest.Thumbnail? = nil, maximumPixels: Int = 100_000_000, decodesAllFrames: Bool = false,
-        maximumAnimationFrames: Int = 1000, maximumAnimationPixels: Int = 100_000_000, firstFrameWhenTooLarge: Bool = false
+        maximumAnimationFrames: Int = 1000, maximumAnimationPixels: Int = 100_000_000, firstFrameWhenTooLarge: Bool = false,
+        resizeFirst: ImageProcessors.Resize? = nil
     ) {
         self.thumbnail = thumbnail
         self.maximumPixels = maximumPixels
@@ -45,6 +52,7 @@ public struct DecodingOptions: Sendable, Hashable {
         self.maximumAnimationFrames = maximumAnimationFrames
         self.maximumAnimationPixels = maximumAnimationPixels
         self.firstFrameWhenTooLarge = firstFrameWhenTooLarge
+        self.resizeFirst = resizeFirst
     }
 }
 

@@ -57,6 +57,11 @@ public struct VipsDecoder: ImageDecoding {
             options.max_frames = Int32(clamping: max(0, decoding.maximumAnimationFrames))
             options.max_animation_pixels = UInt64(max(0, decoding.maximumAnimationPixels))
             options.first_frame_when_too_large = decoding.firstFrameWhenTooLarge ? 1 : 0
+            if let resize = decoding.resizeFirst, thumbnail == nil {
+                options.resize_width = Int32(clamping: resize.width)
+                options.resize_height = Int32(clamping: resize.height)
+                options.resize_mode = Int32(bitPattern: resize.shimMode.rawValue)
+            }
             let status = magpie_decode(bytes.baseAddress, bytes.count, &options, &image, &message, message.count)
             switch status {
             case MAGPIE_STATUS_OK:
@@ -74,7 +79,8 @@ public struct VipsDecoder: ImageDecoding {
             return .success(DecodedImage(
                 width: Int(image.width), height: Int(image.height), pixels: pixels, sourceFormat: Self.format(of: image.source),
                 sourceWidth: Int(image.source.width), sourceHeight: Int(image.source.height), animation: Self.animation(of: image),
-                firstFrameReason: Self.firstFrameReason(image, decoding: decoding)))
+                firstFrameReason: Self.firstFrameReason(image, decoding: decoding),
+                fullSize: image.full_width > 0 ? DecodedImage.Size(width: Int(image.full_width), height: Int(image.full_height)) : nil))
         }
         return try outcome.get()
     }

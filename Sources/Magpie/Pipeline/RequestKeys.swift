@@ -45,7 +45,8 @@ struct RequestKeys: Sendable {
             keepsOriginal: keepsOriginal)
         decodeWork = DecodeWorkKey(
             data: dataWork, thumbnail: request.thumbnail,
-            frames: request.options.intersection([.firstFrameOnly, .firstFrameWhenTooLarge]))
+            frames: request.options.intersection([.firstFrameOnly, .firstFrameWhenTooLarge]),
+            resizeFirst: request.thumbnail == nil ? request.processors.first as? ImageProcessors.Resize : nil)
         imageWork = ImageWorkKey(
             decode: decodeWork, processors: processors, keepsVariant: keepsVariant,
             options: request.options.intersection([.returnsOriginalData]))
@@ -110,6 +111,9 @@ struct DecodeWorkKey: Hashable, Sendable {
     let thumbnail: ImageRequest.Thumbnail?
     /// Which frames of an animation are decoded.
     let frames: ImageRequest.Options
+    /// The request's first processor when it is a resize: the decode may then be at a reduced
+    /// scale, so only requests beginning with the same resize share it.
+    let resizeFirst: ImageProcessors.Resize?
 }
 
 struct ProcessWorkKey: Hashable, Sendable {

@@ -49,14 +49,21 @@ extension ImageProcessors {
             options.width = Int32(clamping: width)
             options.height = Int32(clamping: height)
             options.upscale = upscale ? 1 : 0
-            switch mode {
-            case .fit: options.mode = MAGPIE_RESIZE_FIT
-            case .fill(let gravity):
-                options.mode = MAGPIE_RESIZE_FILL
-                options.gravity = gravity.shimValue
-            case .exact: options.mode = MAGPIE_RESIZE_EXACT
+            options.mode = shimMode
+            if case .fill(let gravity) = mode { options.gravity = gravity.shimValue }
+            if let fullSize = image.fullSize {
+                options.full_width = Int32(clamping: fullSize.width)
+                options.full_height = Int32(clamping: fullSize.height)
             }
             return try VipsProcessing.run(options, on: image, identifier: identifier)
+        }
+
+        var shimMode: magpie_resize_mode {
+            switch mode {
+            case .fit: MAGPIE_RESIZE_FIT
+            case .fill: MAGPIE_RESIZE_FILL
+            case .exact: MAGPIE_RESIZE_EXACT
+            }
         }
     }
 }

@@ -50,7 +50,8 @@ final class DecodeImage: Sendable {
         previews.stop()
         let image: DecodedImage
         do {
-            image = try await context.decode(data.bytes, for: input.request, thumbnail: thumbnail)
+            image = try await context.decode(
+                data.bytes, for: input.request, thumbnail: thumbnail, resizeFirst: input.keys.decodeWork.resizeFirst)
         } catch {
             // An animation over the limits is sound, and a first-frame request can still use it.
             if case .animationTooLarge = error { throw error }

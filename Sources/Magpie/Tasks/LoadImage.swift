@@ -58,7 +58,8 @@ final class LoadImage: Sendable {
         // Made from bytes that came through a host these rules refuse: the fetch says so.
         if (try? input.keys.sources.check(redirects: entry.metadata.redirects, of: input.request.url)) == nil { return nil }
         do {
-            return ImageContainer(image: try await context.decode(entry.data, for: input.request, thumbnail: nil))
+            // The variant is the finished image: decoded whole, with no resize to follow.
+            return ImageContainer(image: try await context.decode(entry.data, for: input.request, thumbnail: nil, resizeFirst: nil))
         } catch {
             // A variant that does not decode is made again from the original; one whose decode
             // was cancelled (the pipeline shutting down) is kept.

@@ -24,14 +24,16 @@ struct PipelineContext: Sendable {
 
     /// Decodes on the decoding threads and counts the decode: the one way both the decode
     /// stage (originals) and the load stage (variants on disk) decode.
-    func decode(_ bytes: [UInt8], for request: ImageRequest, thumbnail: ImageRequest.Thumbnail?) async throws(MagpieError) -> DecodedImage {
+    func decode(
+        _ bytes: [UInt8], for request: ImageRequest, thumbnail: ImageRequest.Thumbnail?, resizeFirst: ImageProcessors.Resize?
+    ) async throws(MagpieError) -> DecodedImage {
         let decoder = configuration.decoder
         let options = DecodingOptions(
             thumbnail: thumbnail, maximumPixels: configuration.maximumPixels,
             decodesAllFrames: !request.options.contains(.firstFrameOnly),
             maximumAnimationFrames: configuration.maximumAnimationFrames,
             maximumAnimationPixels: configuration.maximumAnimationPixels,
-            firstFrameWhenTooLarge: request.options.contains(.firstFrameWhenTooLarge))
+            firstFrameWhenTooLarge: request.options.contains(.firstFrameWhenTooLarge), resizeFirst: resizeFirst)
         let cost = DecodeMemory.estimate(bytes, options: options)
         do {
             _ = try await decodeBudget.enter(cost: cost)
