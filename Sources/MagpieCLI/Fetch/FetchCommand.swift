@@ -16,7 +16,7 @@ struct FetchCommand: AsyncParsableCommand {
     @Argument(help: "Image URLs (http or https).")
     var urls: [String] = []
 
-    @Option(name: [.customShort("i"), .customLong("input")], help: ArgumentHelp("Also read URLs from a file, one per line ('-' for standard input).", valueName: "file"))
+    @Option(name: [.customShort("i"), .customLong("input")], help: ArgumentHelp("Also read URLs from a file, one per line ('-' for standard input). A line may give its own \(FetchItem.lineOptions) after the URL, which replace the command's for it.", valueName: "file"))
     var input: String?
 
     @Option(help: ArgumentHelp("Write each image to this folder as <name>.<format>.", valueName: "dir"))
@@ -95,8 +95,17 @@ struct FetchCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = verbosity.bootstrap()
-        let texts = try urls + (input.map(URLList.read) ?? [])
-        guard !texts.isEmpty else { throw ValidationError("The URL list is empty.") }
+        let listed = try input.map(URLList.read) ?? []
+        var items = urls.map { FetchItem(url: $0, work: nil) }
+        do {
+            for (index, line) in listed.enumerated() { items.append(try FetchItem.parse(line: line, number: index + 1)) }
+        } catch {
+            throw ValidationError("In the list \(input ?? ""): \(error.description).")
+        }
+        guard !items.isEmpty else { throw ValidationError("The URL list is empty.") }
+        if format == .original, items.contains(where: { $0.work?.changesPixels == true }) {
+            throw ValidationError("--format original writes the downloaded bytes, so no line of the list can give --thumbnail or --process; choose png, jpeg or webp.")
+        }
         let console = Console()
         let folder: OutputFolder?
         do {
@@ -120,34 +129,35 @@ struct FetchCommand: AsyncParsableCommand {
         if firstFrame { options.insert(.firstFrameOnly) }
         let job = FetchJob(
             pipeline: ImagePipeline(configuration: configuration),
-            thumbnail: thumbnail.flatMap { ThumbnailBox.parse($0, mode: fit.contentMode) },
-            processors: (try? process.map(ProcessingList.parse)) ?? [],
+            work: FetchWork(
+                thumbnail: thumbnail.flatMap { ThumbnailBox.parse($0, mode: fit.contentMode) },
+                processors: (try? process.map(ProcessingList.parse)) ?? []),
             format: output == nil ? .png : format ?? (thumbnail == nil && process == nil ? .original : .png),
             animationsAsWebP: format == nil, options: options, folder: folder, received: NIOLockedValueBox(0))
-        let summary = await fetch(texts, with: job, console: console)
+        let summary = await fetch(items, with: job, console: console)
         await job.pipeline.shutdown()
 
         for line in summary.lines { json ? console.message(line) : console.output(line) }
         if summary.failed > 0 { throw ExitCode(ExitStatus.failure) }
     }
 
-    private func fetch(_ texts: [String], with job: FetchJob, console: Console) async -> FetchSummary {
+    private func fetch(_ items: [FetchItem], with job: FetchJob, console: Console) async -> FetchSummary {
         let received = job.received
-        let names = OutputFolder.baseNames(for: texts.map { URL(string: $0) })
-        let progress = LiveProgress(console: console, total: texts.count) { received.withLockedValue { $0 } }
+        let names = OutputFolder.baseNames(for: items.map { URL(string: $0.url) })
+        let progress = LiveProgress(console: console, total: items.count) { received.withLockedValue { $0 } }
         let start = ContinuousClock.now
         var summary = FetchSummary()
         await withTaskGroup(of: FetchResult.self) { group in
-            var pending = zip(texts, names).makeIterator()
+            var pending = zip(items, names).makeIterator()
             for _ in 0..<concurrency {
-                guard let (text, name) = pending.next() else { break }
-                group.addTask { await job.run(text, name: name) }
+                guard let (item, name) = pending.next() else { break }
+                group.addTask { await job.run(item, name: name) }
             }
             for await result in group {
                 summary.results.append(result)
                 console.output(json ? result.jsonLine : result.plainLine)
                 progress.itemFinished()
-                if let (text, name) = pending.next() { group.addTask { await job.run(text, name: name) } }
+                if let (item, name) = pending.next() { group.addTask { await job.run(item, name: name) } }
             }
         }
         progress.finish()

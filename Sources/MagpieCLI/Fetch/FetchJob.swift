@@ -5,8 +5,10 @@ import NIOConcurrencyHelpers
 /// Loads one URL for `fetch`, writes it out if asked, and says how it went.
 struct FetchJob: Sendable {
     let pipeline: ImagePipeline
-    let thumbnail: ImageRequest.Thumbnail?
-    let processors: [any ImageProcessing]
+    /// The command's work, for list entries that give none of their own.
+    let work: FetchWork
+    /// The format for images written as downloaded (`original`) is PNG for an entry whose own
+    /// work changes the pixels.
     let format: OutputFormat
     /// The format was not chosen: an animation is written as WebP, which keeps its frames.
     let animationsAsWebP: Bool
@@ -22,18 +24,21 @@ struct FetchJob: Sendable {
         let original: [UInt8]?
     }
 
-    func run(_ text: String, name: String) async -> FetchResult {
+    func run(_ item: FetchItem, name: String) async -> FetchResult {
         let clock = ContinuousClock()
         let start = clock.now
         func elapsed() -> Double { (clock.now - start).milliseconds }
+        let text = item.url
         guard let url = URL(string: text) else {
             return .failure(url: text, message: "bad URL: not a URL", milliseconds: 0)
         }
-        let request = ImageRequest(url: url, thumbnail: thumbnail, processors: processors, options: options)
+        let work = item.work ?? work
+        let request = ImageRequest(url: url, thumbnail: work.thumbnail, processors: work.processors, options: options)
+        let format = self.format == .original && work.changesPixels ? .png : self.format
         do {
             let loaded = try await format == .original ? loadOriginal(request) : loadImage(request)
             let milliseconds = elapsed()
-            let file = try write(loaded, name: name)
+            let file = try write(loaded, name: name, format: format)
             return .success(
                 url: text, source: loaded.source, width: loaded.image.width, height: loaded.image.height,
                 frames: loaded.image.frameCount, format: loaded.image.sourceFormat, bytes: loaded.bytes,
@@ -67,7 +72,7 @@ struct FetchJob: Sendable {
         return Loaded(image: image, source: data.source, bytes: bytes, original: data.data)
     }
 
-    private func write(_ loaded: Loaded, name: String) throws -> URL? {
+    private func write(_ loaded: Loaded, name: String, format: OutputFormat) throws -> URL? {
         guard let folder else { return nil }
         if let original = loaded.original {
             return try folder.write(original, name: name, fileExtension: loaded.image.sourceFormat.fileExtension(for: original))

@@ -22,6 +22,34 @@ struct ProcessCommandTests {
         }
     }
 
+    /// One run mixing jobs: a list line's own options replace the command's for its URL.
+    @Test func aListLineGivesItsOwnWork() async throws {
+        try await withCLIFixture { fixture in
+            let folder = fixture.path("out")
+            let cat = fixture.url("/photos/cat.jpg")
+            let list = """
+                \(cat)
+                \(cat)?thumbnail --thumbnail 40x40 --fit fill
+                \(cat)?processed --process resize:50x50:fill,round:8
+                """
+            let result = try await fixture.magpie(
+                "fetch", "-i", "-", "--thumbnail", "20x20", "--output", folder, "--no-cache", "--json", input: list)
+            #expect(result.status == 0, "\(result.standardError)")
+            let sizes = Dictionary(uniqueKeysWithValues: try FetchCommandTests.jsonObjects(result).compactMap { object in
+                (object["url"] as? String).map { ($0, "\(object["width"] ?? 0)x\(object["height"] ?? 0)") }
+            })
+            // cat.jpg is 400x300: the command's thumbnail fits it in 20x20.
+            #expect(sizes == [cat: "20x15", cat + "?thumbnail": "40x40", cat + "?processed": "50x50"])
+
+            let wrong = try await fixture.magpie("fetch", "-i", "-", "--no-cache", input: "\(cat) --thumbnail\n")
+            #expect(wrong.status == 2)
+            #expect(wrong.standardError.contains("line 1: --thumbnail needs a value"), "\(wrong.standardError)")
+            let unknown = try await fixture.magpie("fetch", "-i", "-", "--no-cache", input: "\(cat)\n\(cat) --output x\n")
+            #expect(unknown.standardError.contains("line 2: '--output' is not an option a line may give"), "\(unknown.standardError)")
+            #expect(fixture.server.totalRequests == 3, "nothing is loaded when the list is wrong")
+        }
+    }
+
     @Test(arguments: [
         ("resize:64x64,round:x", "--process step 2 'round:x': give the corner radius in pixels"),
         ("resize:64", "--process step 1 'resize:64': give the box as WIDTHxHEIGHT"),
