@@ -8,7 +8,7 @@ Both servers make 256 px JPEG thumbnails (fit inside 256x256, quality 80) of the
         storage; magpie: its memory and disk result caches), after one warming pass.
 Each server is started afresh for each mode; peak RSS is VmHWM, summed over thumbor's processes.
 
-usage: Benchmarks/Proxy/compare.py [--seconds 30] [--connections 8] [--photos 18] [--rounds 1]
+usage: Benchmarks/Proxy/compare.py [--seconds 30] [--connections 8] [--photos 18] [--rounds 1] [--magpie PATH]
 Needs: a release build of magpie (swift build -c release --product magpie), wrk, and thumbor 7.8
 in a virtualenv (made in .build/thumbor-venv when missing)."""
 import argparse, os, re, shutil, signal, subprocess, sys, tempfile, time, urllib.parse, urllib.request
@@ -142,10 +142,12 @@ def main():
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--only", choices=["magpie", "thumbor"], help="run one server (for profiling)")
     parser.add_argument("--modes", default="cold,hot")
+    parser.add_argument("--magpie", default=os.path.join(ROOT, ".build", "release", "magpie"),
+                        help="the magpie binary (e.g. .build-system/release/magpie, built against the system's libvips)")
     parser.add_argument("--trace-rss", type=float, metavar="SECONDS", help="print each server's RSS every SECONDS during the run")
     args = parser.parse_args()
 
-    magpie = os.path.join(ROOT, ".build", "release", "magpie")
+    magpie = os.path.abspath(args.magpie)
     thumbor = thumbor_venv()
     photos = os.path.join(ROOT, ".build", "bench-photos")
     if len([n for n in os.listdir(photos) if n.endswith(".jpg")] if os.path.isdir(photos) else []) < args.photos:
