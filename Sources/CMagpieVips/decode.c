@@ -46,44 +46,9 @@ static int jpeg_shrink_for_box(const magpie_header *source, int target_width, in
     return 1;
 }
 
-// Opens a JPEG decoded at 1/shrink of its size (libjpeg's scaled IDCT).
-static VipsImage *open_shrunk_jpeg(const void *data, size_t length, int shrink, VipsAccess access, VipsFailOn fail_on) {
+VipsImage *magpie_open_shrunk_jpeg(const void *data, size_t length, int shrink, VipsAccess access, VipsFailOn fail_on) {
     VipsImage *image = NULL;
     if (vips_jpegload_buffer((void *)data, length, &image, "shrink", shrink, "access", access, "fail_on", fail_on, NULL))
-        return NULL;
-    return image;
-}
-
-// Scale-on-load before a resize (imgproxy does the same): libjpeg's scaled IDCT and libwebp's
-// scaled decode hand over fewer pixels for less work, and the resize's own Lanczos kernel still
-// has at least twice its output to work from, so the result stays within resampling noise of
-// resizing the whole image. The factor is the largest of 8, 4 and 2 that keeps that margin on
-// both sides of the upright image.
-static int shrink_before_resize(const magpie_header *source, const magpie_decode_options *options) {
-    if (options->resize_width <= 0 || options->resize_height <= 0) return 1;
-    int swapped = source->orientation >= 5;
-    double width = swapped ? source->height : source->width;
-    double height = swapped ? source->width : source->height;
-    if (width < 1 || height < 1) return 1;
-    double horizontal = options->resize_width / width, vertical = options->resize_height / height;
-    switch (options->resize_mode) {
-    case MAGPIE_RESIZE_FIT: horizontal = vertical = fmin(horizontal, vertical); break;
-    case MAGPIE_RESIZE_FILL: horizontal = vertical = fmax(horizontal, vertical); break;
-    default: break;
-    }
-    double allowed = fmin(1.0 / (2.0 * horizontal), 1.0 / (2.0 * vertical));
-    for (int factor = 8; factor > 1; factor /= 2)
-        if (allowed >= factor && source->width >= factor && source->height >= factor) return factor;
-    return 1;
-}
-
-// Opens a JPEG or WebP decoded at 1/shrink of its size.
-static VipsImage *open_reduced(const void *data, size_t length, magpie_format format, int shrink, VipsAccess access,
-                               VipsFailOn fail_on) {
-    if (format == MAGPIE_FORMAT_JPEG) return open_shrunk_jpeg(data, length, shrink, access, fail_on);
-    VipsImage *image = NULL;
-    if (vips_webpload_buffer((void *)data, length, &image, "scale", 1.0 / shrink, "access", access, "fail_on", fail_on,
-                             NULL))
         return NULL;
     return image;
 }
@@ -257,7 +222,7 @@ magpie_status magpie_decode(const void *data, size_t length, const magpie_decode
         // At 1/8 a progressive JPEG needs only its DC scans; `loaded` stays NULL otherwise.
         if (shrink == 8 && !partial) magpie_jpeg_dc_open(data, length, image->source.orientation, &loaded);
         if (!loaded)
-            loaded = is_jpeg ? open_shrunk_jpeg(data, length, shrink, access, fail_on)
+            loaded = is_jpeg ? magpie_open_shrunk_jpeg(data, length, shrink, access, fail_on)
                              : magpie_open_image(data, length, format, access, fail_on);
         if (!loaded) {
             magpie_take_error(error, error_length, "decoding failed");
@@ -285,17 +250,14 @@ magpie_status magpie_decode(const void *data, size_t length, const magpie_decode
             return MAGPIE_STATUS_FAILED;
         }
     } else {
-        int shrink = !partial && (is_jpeg || format == MAGPIE_FORMAT_WEBP) ? shrink_before_resize(&image->source, options) : 1;
-        VipsImage *loaded = shrink > 1 ? open_reduced(data, length, format, shrink, access, fail_on)
-                                       : magpie_open_image(data, length, format, access, fail_on);
+        VipsImage *loaded = NULL;
+        if (!partial && !heif_sequence)
+            loaded = magpie_open_for_resize(data, length, &image->source, options, access, fail_on, &image->full_width,
+                                            &image->full_height);
+        if (!loaded) loaded = magpie_open_image(data, length, format, access, fail_on);
         if (!loaded) {
             magpie_take_error(error, error_length, "decoding failed");
             return MAGPIE_STATUS_FAILED;
-        }
-        if (shrink > 1) {
-            int swapped = image->source.orientation >= 5;
-            image->full_width = swapped ? image->source.height : image->source.width;
-            image->full_height = swapped ? image->source.width : image->source.height;
         }
         int rotated = vips_autorot(loaded, &decoded, NULL);
         g_object_unref(loaded);

@@ -45,34 +45,19 @@ static void attach_profile(const struct heif_image_handle *handle, VipsImage *im
     g_free(profile);
 }
 
-VipsImage *magpie_heif_hevc_open(const void *data, size_t length, char *error, size_t error_length) {
+// Decodes `handle` (the primary image or a thumbnail) into a new 8-bit sRGB image with its
+// profile. Rotation, mirroring and cropping (irot, imir, clap) are applied here, as libvips
+// applies them, so the EXIF orientation is not applied again.
+static VipsImage *decode_handle(struct heif_image_handle *handle, char *error, size_t error_length) {
     VipsImage *result = NULL;
-    struct heif_context *context = heif_context_alloc();
-    struct heif_image_handle *handle = NULL;
     struct heif_image *decoded = NULL;
-    struct heif_decoding_options *options = NULL;
     unsigned char *packed = NULL;
-    if (!context) {
-        magpie_set_error(error, error_length, "libheif could not start");
-        return NULL;
-    }
-    struct heif_error failure = heif_context_read_from_memory_without_copy(context, data, length, NULL);
-    if (failure.code != heif_error_Ok) {
-        set_heif_error(error, error_length, "damaged HEIF", failure);
-        goto done;
-    }
-    failure = heif_context_get_primary_image_handle(context, &handle);
-    if (failure.code != heif_error_Ok) {
-        set_heif_error(error, error_length, "damaged HEIF", failure);
-        goto done;
-    }
     int alpha = heif_image_handle_has_alpha_channel(handle);
     int bands = alpha ? 4 : 3;
-    // Rotation, mirroring and cropping (irot, imir, clap) are applied here, as libvips applies
-    // them, so the EXIF orientation is not applied again.
-    options = heif_decoding_options_alloc();
-    failure = heif_decode_image(handle, &decoded, heif_colorspace_RGB,
-                                alpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB, options);
+    struct heif_decoding_options *options = heif_decoding_options_alloc();
+    struct heif_error failure = heif_decode_image(handle, &decoded, heif_colorspace_RGB,
+                                                  alpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB, options);
+    heif_decoding_options_free(options);
     if (failure.code != heif_error_Ok) {
         set_heif_error(error, error_length, "decoding failed", failure);
         goto done;
@@ -108,9 +93,35 @@ VipsImage *magpie_heif_hevc_open(const void *data, size_t length, char *error, s
     vips_image_set_int(result, VIPS_META_ORIENTATION, 1);
 done:
     g_free(packed);
-    if (options) heif_decoding_options_free(options);
     if (decoded) heif_image_release(decoded);
-    if (handle) heif_image_handle_release(handle);
+    return result;
+}
+
+// The file's primary image handle, in a context the caller frees; NULL with `error` set.
+static struct heif_image_handle *open_primary(const void *data, size_t length, struct heif_context *context, char *error,
+                                              size_t error_length) {
+    struct heif_error failure = heif_context_read_from_memory_without_copy(context, data, length, NULL);
+    struct heif_image_handle *handle = NULL;
+    if (failure.code == heif_error_Ok) failure = heif_context_get_primary_image_handle(context, &handle);
+    if (failure.code != heif_error_Ok) {
+        set_heif_error(error, error_length, "damaged HEIF", failure);
+        return NULL;
+    }
+    return handle;
+}
+
+VipsImage *magpie_heif_hevc_open(const void *data, size_t length, char *error, size_t error_length) {
+    struct heif_context *context = heif_context_alloc();
+    if (!context) {
+        magpie_set_error(error, error_length, "libheif could not start");
+        return NULL;
+    }
+    VipsImage *result = NULL;
+    struct heif_image_handle *handle = open_primary(data, length, context, error, error_length);
+    if (handle) {
+        result = decode_handle(handle, error, error_length);
+        heif_image_handle_release(handle);
+    }
     heif_context_free(context);
     return result;
 }

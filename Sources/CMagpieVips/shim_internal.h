@@ -19,6 +19,17 @@ void magpie_set_error(char *error, size_t error_length, const char *text);
 /// for) except for HEVC-coded HEIF, which the system's libheif decodes here.
 VipsImage *magpie_open_image(const void *data, size_t length, magpie_format format, VipsAccess access, VipsFailOn fail_on);
 
+/// Opens a JPEG decoded at 1/`shrink` of its size (libjpeg's scaled IDCT).
+VipsImage *magpie_open_shrunk_jpeg(const void *data, size_t length, int shrink, VipsAccess access, VipsFailOn fail_on);
+
+/// Opens a still at a reduced scale for the resize that `options` says follows, when its format
+/// has one that leaves that resize at least twice its output on each side: a JPEG or WebP at
+/// 1/2, 1/4 or 1/8. Sets `full_width` x `full_height` to the whole
+/// upright image's size; NULL (and nothing set) when no reduced scale applies.
+VipsImage *magpie_open_for_resize(const void *data, size_t length, const magpie_header *source,
+                                  const magpie_decode_options *options, VipsAccess access, VipsFailOn fail_on,
+                                  int *full_width, int *full_height);
+
 /// Whether the bytes are a HEIF image sequence, which libvips 8.14 does not recognise.
 int magpie_is_heif_sequence(const unsigned char *data, size_t length);
 

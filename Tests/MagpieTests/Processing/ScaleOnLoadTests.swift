@@ -85,6 +85,27 @@ struct ScaleOnLoadTests {
         }
     }
 
+    /// HEIF files with a 320 px embedded thumbnail, written by the system's `heif-enc`: HEVC
+    /// (which the system's libheif decodes) and AVIF (libvips). The thumbnail is not used for a
+    /// resize it would be large enough for: it is far from the whole image (measured 12 levels at
+    /// 320 px, independently with Pillow on Debian's `vips` output; 5 after a resize to 100 px),
+    /// which is no longer resampling noise.
+    @Test(arguments: ["heic", "avif"])
+    func aHEIFIsDecodedWholeEvenWithAThumbnail(_ kind: String) throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("magpie-heif-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let photo = Corpus.directory.appendingPathComponent("exif-orientation/Landscape_0.jpg").path
+        let file = folder.appendingPathComponent("photo.\(kind)").path
+        _ = try ChildProcess.run("heif-enc", ["-q", "60", "-t", "320"] + (kind == "avif" ? ["-A"] : []) + [photo, "-o", file])
+        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: file)))
+        let whole = try Self.decoder.decode(bytes, options: DecodingOptions(maximumPixels: Self.limit))
+        #expect(whole.width == 1800 && whole.height == 1200)
+        let small = ImageProcessors.Resize(width: 100, height: 100)
+        let decoded = try Self.decoder.decode(bytes, options: DecodingOptions(maximumPixels: Self.limit, resizeFirst: small))
+        #expect(decoded.width == 1800 && decoded.fullSize == nil)
+    }
+
     @Test func noReductionWhereTheResizeLeavesLessThanTwice() throws {
         let bytes = try TestImages.texture(width: 1200, height: 800, seed: 2)
         // 1200 to 700 leaves less than twice the output at any reduced scale.
