@@ -5,7 +5,6 @@
 #include "png_guard.h"
 #include "shim_internal.h"
 
-#include <math.h>
 #include <string.h>
 #include <vips/vips.h>
 
