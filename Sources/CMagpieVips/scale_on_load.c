@@ -4,7 +4,7 @@
 // resizing the whole image.
 //
 // A HEIF file's embedded thumbnail is not used, though libvips' `thumbnail` does: it is whatever
-// the writer made (libheif's heif-enc scales without filtering and encodes it apart), and one
+// the writer made, scaled and encoded apart from the image, and the one libheif's heif-enc writes
 // measured 12 levels of 255 from the whole image at its own 320 px and 5 after a resize to 100 px
 // (ScaleOnLoadTests): not resampling noise.
 #include "magpie_process.h"
