@@ -86,10 +86,28 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // The loopback image server and the generated images that `magpie serve` and `magpie demo`
+        // run, and that the tests use through MagpieTesting.
+        .target(
+            name: "MagpieOrigin",
+            dependencies: [
+                "Magpie",
+                "CMagpieTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "MagpieTesting",
             dependencies: [
                 "Magpie",
+                "MagpieOrigin",
                 "CMagpieTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -109,7 +127,7 @@ let package = Package(
             dependencies: [
                 "Magpie",
                 "MagpieServer",
-                "MagpieTesting",
+                "MagpieOrigin",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import Magpie
-import MagpieTesting
+import MagpieOrigin
 
 struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import Magpie
-import MagpieTesting
+import MagpieOrigin
 import NIOConcurrencyHelpers
 
 /// The demo's images, made once with libvips and kept: labelled textures from thumbnails to

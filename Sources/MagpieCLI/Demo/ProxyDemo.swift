@@ -4,7 +4,7 @@ import Hummingbird
 import Logging
 import Magpie
 import MagpieServer
-import MagpieTesting
+import MagpieOrigin
 
 /// `magpie demo --proxy`: the gallery served by a loopback origin, resized by an image proxy,
 /// and a page of `srcset` images that a browser loads through it, until interrupted.

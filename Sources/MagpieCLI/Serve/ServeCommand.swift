@@ -1,12 +1,12 @@
 import ArgumentParser
 import Foundation
-import MagpieTesting
+import MagpieOrigin
 
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Serve a folder of images on 127.0.0.1 with optional latency and bandwidth limits.",
-        discussion: "The server from MagpieTesting, for trying the pipeline against slow networks. Stop it with Ctrl-C.")
+        discussion: "The loopback server Magpie's own tests use, for trying the pipeline against slow networks. Stop it with Ctrl-C.")
 
     @Argument(help: ArgumentHelp("Folder to serve; files keep their paths relative to it.", valueName: "dir"))
     var directory: String

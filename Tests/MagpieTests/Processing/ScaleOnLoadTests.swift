@@ -31,7 +31,11 @@ final class RecordingDecoder: ImageDecoding {
 /// A request whose processors begin by shrinking the image decodes a JPEG or WebP at a reduced
 /// scale (issue 23), as imgproxy's scale-on-load does; the result matches resizing the whole
 /// decode within resampling noise, at the same size.
-@Suite("Scale-on-load before a resize")
+///
+/// Serialized: the decodes are seconds of synchronous work each (and heif-enc is waited for), and
+/// run side by side they held both of Swift's cooperative threads on a two-core machine for tens of
+/// seconds, starving the timing-sensitive suites that run beside them.
+@Suite("Scale-on-load before a resize", .serialized)
 struct ScaleOnLoadTests {
     static let decoder = VipsDecoder()
     static let limit = 100_000_000
