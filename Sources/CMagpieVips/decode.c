@@ -31,18 +31,14 @@ static int validate_gif(const unsigned char *data, size_t length, char *error, s
 // and its peak memory from 4.0 to 2.9 MB. The box applies to the upright image, so a
 // rotated file swaps it.
 static int jpeg_shrink_for_box(const magpie_header *source, int target_width, int target_height, int fill) {
-    int swapped = source->orientation >= 5;
-    double width = swapped ? source->height : source->width;
-    double height = swapped ? source->width : source->height;
-    double horizontal = target_width > 0 ? width / target_width : 0;
-    double vertical = target_height > 0 ? height / target_height : 0;
+    int width, height;
+    magpie_upright_size(source, &width, &height);
+    double horizontal = target_width > 0 ? (double)width / target_width : 0;
+    double vertical = target_height > 0 ? (double)height / target_height : 0;
     double shrink;
     if (horizontal > 0 && vertical > 0) shrink = fill ? MIN(horizontal, vertical) : MAX(horizontal, vertical);
     else shrink = MAX(horizontal, vertical);
-    // libvips sizes the shrunk image by integer division and aborts on a zero side.
-    for (int factor = 8; factor > 1; factor /= 2)
-        if (shrink >= factor && source->width >= factor && source->height >= factor) return factor;
-    return 1;
+    return magpie_shrink_factor(source, shrink);
 }
 
 VipsImage *magpie_open_shrunk_jpeg(const void *data, size_t length, int shrink, VipsAccess access, VipsFailOn fail_on) {

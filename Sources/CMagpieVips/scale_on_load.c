@@ -13,47 +13,41 @@
 #include <math.h>
 #include <vips/vips.h>
 
-// The whole upright image's size. libheif has already turned a HEIF upright; a JPEG's EXIF
-// orientation is applied after the decode.
-static void upright_size(const magpie_header *source, double *width, double *height) {
+void magpie_upright_size(const magpie_header *source, int *width, int *height) {
+    // libheif has already turned a HEIF upright; other formats' EXIF orientation is applied after
+    // the decode.
     int swapped = source->format != MAGPIE_FORMAT_HEIF && source->orientation >= 5;
     *width = swapped ? source->height : source->width;
     *height = swapped ? source->width : source->height;
 }
 
-// The smallest decoded size that leaves the resize twice its output on each side.
-static void minimum_size(const magpie_header *source, const magpie_decode_options *options, double *width,
-                         double *height) {
-    double full_width, full_height;
-    upright_size(source, &full_width, &full_height);
-    double horizontal = options->resize_width / full_width, vertical = options->resize_height / full_height;
-    switch (options->resize_mode) {
-    case MAGPIE_RESIZE_FIT: horizontal = vertical = fmin(horizontal, vertical); break;
-    case MAGPIE_RESIZE_FILL: horizontal = vertical = fmax(horizontal, vertical); break;
-    default: break;
-    }
-    *width = 2.0 * horizontal * full_width;
-    *height = 2.0 * vertical * full_height;
-}
-
-// The largest of 8, 4 and 2 that keeps the margin on both sides; 1 for none.
-static int shrink_factor(const magpie_header *source, double minimum_width, double minimum_height) {
-    double full_width, full_height;
-    upright_size(source, &full_width, &full_height);
-    double allowed = fmin(full_width / minimum_width, full_height / minimum_height);
+int magpie_shrink_factor(const magpie_header *source, double allowed) {
+    // libvips sizes a shrunk image by integer division and aborts on a zero side.
     for (int factor = 8; factor > 1; factor /= 2)
         if (allowed >= factor && source->width >= factor && source->height >= factor) return factor;
     return 1;
 }
 
+// How many times smaller than the upright `width` x `height` the image may be decoded and still
+// leave the resize twice its output on each side.
+static double reduction_allowed(const magpie_decode_options *options, int width, int height) {
+    double horizontal = (double)options->resize_width / width, vertical = (double)options->resize_height / height;
+    switch (options->resize_mode) {
+    case MAGPIE_RESIZE_FIT: horizontal = vertical = fmin(horizontal, vertical); break;
+    case MAGPIE_RESIZE_FILL: horizontal = vertical = fmax(horizontal, vertical); break;
+    default: break;
+    }
+    return fmin(1.0 / (2.0 * horizontal), 1.0 / (2.0 * vertical));
+}
+
 VipsImage *magpie_open_for_resize(const void *data, size_t length, const magpie_header *source,
                                   const magpie_decode_options *options, VipsAccess access, VipsFailOn fail_on,
                                   int *full_width, int *full_height) {
-    if (options->resize_width <= 0 || options->resize_height <= 0 || source->width < 1 || source->height < 1) return NULL;
-    double minimum_width, minimum_height;
-    minimum_size(source, options, &minimum_width, &minimum_height);
     if (source->format != MAGPIE_FORMAT_JPEG && source->format != MAGPIE_FORMAT_WEBP) return NULL;
-    int shrink = shrink_factor(source, minimum_width, minimum_height);
+    if (options->resize_width <= 0 || options->resize_height <= 0 || source->width < 1 || source->height < 1) return NULL;
+    int width, height;
+    magpie_upright_size(source, &width, &height);
+    int shrink = magpie_shrink_factor(source, reduction_allowed(options, width, height));
     if (shrink == 1) return NULL;
     VipsImage *image = NULL;
     if (source->format == MAGPIE_FORMAT_JPEG) {
@@ -67,9 +61,7 @@ VipsImage *magpie_open_for_resize(const void *data, size_t length, const magpie_
         vips_error_clear();
         return NULL;
     }
-    double width, height;
-    upright_size(source, &width, &height);
-    *full_width = (int)width;
-    *full_height = (int)height;
+    *full_width = width;
+    *full_height = height;
     return image;
 }

@@ -22,10 +22,17 @@ VipsImage *magpie_open_image(const void *data, size_t length, magpie_format form
 /// Opens a JPEG decoded at 1/`shrink` of its size (libjpeg's scaled IDCT).
 VipsImage *magpie_open_shrunk_jpeg(const void *data, size_t length, int shrink, VipsAccess access, VipsFailOn fail_on);
 
+/// The image's size once upright (EXIF orientation applied; libheif has turned a HEIF already).
+void magpie_upright_size(const magpie_header *source, int *width, int *height);
+
+/// The largest of 8, 4 and 2 that is at most `allowed` and leaves no side empty; 1 for none:
+/// the scales libjpeg decodes at (and that Magpie asks of libwebp).
+int magpie_shrink_factor(const magpie_header *source, double allowed);
+
 /// Opens a still at a reduced scale for the resize that `options` says follows, when its format
 /// has one that leaves that resize at least twice its output on each side: a JPEG or WebP at
-/// 1/2, 1/4 or 1/8. Sets `full_width` x `full_height` to the whole
-/// upright image's size; NULL (and nothing set) when no reduced scale applies.
+/// 1/2, 1/4 or 1/8. Sets `full_width` x `full_height` to the whole upright image's size; NULL
+/// (and nothing set) when no reduced scale applies.
 VipsImage *magpie_open_for_resize(const void *data, size_t length, const magpie_header *source,
                                   const magpie_decode_options *options, VipsAccess access, VipsFailOn fail_on,
                                   int *full_width, int *full_height);
