@@ -14,8 +14,8 @@ func measureVariantLoad(_ files: [URL], into report: inout Report, workspace: UR
     var configuration = ImagePipeline.Configuration()
     configuration.diskCache = .init(directory: workspace.appendingPathComponent("variant-cache"))
     configuration.diskCachePolicy = .originalsAndVariants
-    let processors: [any ImageProcessing] = [.resize(width: 256, height: 256, mode: .fill()), .roundedCorners(radius: 24)]
-    let requests = urls.map { ImageRequest(url: $0, thumbnail: .init(width: 256, height: 256, contentMode: .fill), processors: processors) }
+    let processors: [any ImageProcessing] = [.resize(width: 256, height: 256, fit: .fill), .roundedCorners(radius: 24)]
+    let requests = urls.map { ImageRequest(url: $0, thumbnail: .init(width: 256, height: 256, fit: .fill), processors: processors) }
 
     func loadAll() async throws -> (Duration, PipelineStatistics) {
         try await withImagePipeline(configuration: configuration) { pipeline in

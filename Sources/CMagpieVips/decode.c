@@ -112,7 +112,7 @@ static magpie_status decode_animation(const void *data, size_t length, const mag
     magpie_process_options resize = {.operation = MAGPIE_OPERATION_RESIZE, .gravity = MAGPIE_GRAVITY_CENTRE};
     resize.width = options->target_width > 0 ? options->target_width : VIPS_MAX_COORD;
     resize.height = options->target_height > 0 ? options->target_height : VIPS_MAX_COORD;
-    resize.mode = options->fill ? MAGPIE_RESIZE_FILL : MAGPIE_RESIZE_FIT;
+    resize.fit = options->fit;
     // Rendered frame after frame in order, which is also the order the GIF decoder works in.
     failed = magpie_plan_frames(rgba, NULL, frames, -1, thumbnail ? &resize : NULL, image, error, error_length);
     g_object_unref(rgba);
@@ -126,11 +126,21 @@ static magpie_status decode_animation(const void *data, size_t length, const mag
 // Cover: the box the image fits inside at the scale where it covers the requested box, so
 // nothing is cropped yet and a crop with any gravity can follow.
 static void cover_box(const magpie_header *source, int *width, int *height) {
-    int turned = source->orientation >= 5;
-    double source_width = turned ? source->height : source->width, source_height = turned ? source->width : source->height;
+    int upright_width, upright_height;
+    magpie_upright_size(source, &upright_width, &upright_height);
+    double source_width = upright_width, source_height = upright_height;
     if (*width <= 0 || *height <= 0 || source_width <= 0 || source_height <= 0) return;
     if (*width / source_width > *height / source_height) *height = VIPS_MAX_COORD;
     else *width = VIPS_MAX_COORD;
+}
+
+// Exact: each side of the box no larger than the image's (a thumbnail never enlarges), and a
+// side not given is the image's own.
+static void exact_box(const magpie_header *source, int *width, int *height) {
+    int upright_width, upright_height;
+    magpie_upright_size(source, &upright_width, &upright_height);
+    *width = *width > 0 && *width < upright_width ? *width : upright_width;
+    *height = *height > 0 && *height < upright_height ? *height : upright_height;
 }
 
 magpie_status magpie_decode(const void *data, size_t length, const magpie_decode_options *options,
@@ -139,10 +149,12 @@ magpie_status magpie_decode(const void *data, size_t length, const magpie_decode
     int status = magpie_read_header(data, length, &image->source, error, error_length);
     if (status != MAGPIE_STATUS_OK) return status;
     magpie_decode_options adjusted = *options;
-    if (adjusted.fill == MAGPIE_FILL_COVER) {
+    int thumbnail = adjusted.target_width > 0 || adjusted.target_height > 0;
+    if (thumbnail && adjusted.fit == MAGPIE_FIT_COVER) {
         cover_box(&image->source, &adjusted.target_width, &adjusted.target_height);
-        adjusted.fill = 0;
+        adjusted.fit = MAGPIE_FIT_FIT;
     }
+    if (thumbnail && adjusted.fit == MAGPIE_FIT_EXACT) exact_box(&image->source, &adjusted.target_width, &adjusted.target_height);
     options = &adjusted;
     if (image->source.format == MAGPIE_FORMAT_GIF) {
         size_t patched_length = 0;
@@ -155,7 +167,9 @@ magpie_status magpie_decode(const void *data, size_t length, const magpie_decode
     }
     const uint64_t max_pixels = options->max_pixels;
     const int target_width = options->target_width, target_height = options->target_height;
-    const int fill = options->fill, partial = options->partial;
+    const int fill = options->fit == MAGPIE_FIT_FILL, exact = options->fit == MAGPIE_FIT_EXACT, partial = options->partial;
+    // A thumbnail that may enlarge neither side: exact_box has made the box no larger.
+    const VipsSize size = exact ? VIPS_SIZE_FORCE : VIPS_SIZE_DOWN;
 
     uint64_t declared = (uint64_t)image->source.width * (uint64_t)image->source.height;
     if (max_pixels > 0 && declared > max_pixels) {
@@ -206,14 +220,13 @@ magpie_status magpie_decode(const void *data, size_t length, const magpie_decode
     VipsAccess access = sequential ? VIPS_ACCESS_SEQUENTIAL : VIPS_ACCESS_RANDOM;
 
     VipsImage *decoded = NULL;
-    int thumbnail = target_width > 0 || target_height > 0;
-    int heif_sequence = format == MAGPIE_FORMAT_HEIF && magpie_is_heif_sequence(data, length);
-    int hevc = format == MAGPIE_FORMAT_HEIF && magpie_heif_is_hevc(data, length);
+    int heif_sequence = magpie_is_heif(format) && magpie_is_heif_sequence(data, length);
+    int hevc = format == MAGPIE_FORMAT_HEIF;
     if (thumbnail && (is_jpeg || heif_sequence || hevc)) {
         // HEIF sequences: vips_thumbnail_buffer would pick the (blocked) ImageMagick loader;
         // HEVC: libvips may have no decoder for it (heif_hevc.c).
         VipsImage *loaded = NULL;
-        int shrink = is_jpeg ? jpeg_shrink_for_box(&image->source, target_width, target_height, fill) : 1;
+        int shrink = is_jpeg ? jpeg_shrink_for_box(&image->source, target_width, target_height, fill || exact) : 1;
         // At 1/8 a progressive JPEG needs only its DC scans; `loaded` stays NULL otherwise.
         if (shrink == 8 && !partial) magpie_jpeg_dc_open(data, length, image->source.orientation, &loaded);
         if (!loaded)
@@ -225,7 +238,7 @@ magpie_status magpie_decode(const void *data, size_t length, const magpie_decode
         }
         int width = target_width > 0 ? target_width : VIPS_MAX_COORD;
         int height = target_height > 0 ? target_height : VIPS_MAX_COORD;
-        int failed = vips_thumbnail_image(loaded, &decoded, width, "height", height, "size", VIPS_SIZE_DOWN,
+        int failed = vips_thumbnail_image(loaded, &decoded, width, "height", height, "size", size,
                                           "crop", fill ? VIPS_INTERESTING_CENTRE : VIPS_INTERESTING_NONE, NULL);
         g_object_unref(loaded);
         if (failed) {
@@ -237,7 +250,7 @@ magpie_status magpie_decode(const void *data, size_t length, const magpie_decode
         int height = target_height > 0 ? target_height : VIPS_MAX_COORD;
         if (vips_thumbnail_buffer((void *)data, length, &decoded, width,
                                   "height", height,
-                                  "size", VIPS_SIZE_DOWN,
+                                  "size", size,
                                   "crop", fill ? VIPS_INTERESTING_CENTRE : VIPS_INTERESTING_NONE,
                                   "fail_on", fail_on,
                                   NULL)) {

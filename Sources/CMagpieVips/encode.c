@@ -42,8 +42,8 @@ magpie_status magpie_encode(const unsigned char *pixels, int width, int height, 
                                    : vips_webpsave_buffer(image, &buffer, &size, "Q", quality, "strip", TRUE, NULL);
         break;
     case MAGPIE_FORMAT_GIF: failed = vips_gifsave_buffer(image, &buffer, &size, NULL); break;
-    case MAGPIE_FORMAT_HEIF: {
-        // AVIF (AV1 in HEIF). An opaque image is written without its alpha plane, which would
+    case MAGPIE_FORMAT_AVIF: {
+        // An opaque image is written without its alpha plane, which would
         // only add bytes. Effort 2 of 0-9: the default, 4, takes about twice as long for files
         // a few per cent smaller, too slow for images made per request.
         VipsImage *colour = NULL;

@@ -15,7 +15,7 @@ static magpie_format format_of_loader(const char *loader) {
     } allowed[] = {
         {"VipsForeignLoadJpegBuffer", MAGPIE_FORMAT_JPEG}, {"VipsForeignLoadPngBuffer", MAGPIE_FORMAT_PNG},
         {"VipsForeignLoadNsgifBuffer", MAGPIE_FORMAT_GIF}, {"VipsForeignLoadWebpBuffer", MAGPIE_FORMAT_WEBP},
-        {"VipsForeignLoadHeifBuffer", MAGPIE_FORMAT_HEIF},
+        {"VipsForeignLoadHeifBuffer", MAGPIE_FORMAT_AVIF},
     };
     for (size_t i = 0; i < sizeof allowed / sizeof allowed[0]; i++)
         if (strcmp(loader, allowed[i].loader) == 0) return allowed[i].format;
@@ -37,21 +37,22 @@ static int find_loader(const void *data, size_t length, magpie_header *header,
     const char *loader = vips_foreign_find_load_buffer(data, length);
     if (magpie_is_heif_sequence(data, length)) {
         vips_error_clear();
-        header->format = MAGPIE_FORMAT_HEIF;
-        return MAGPIE_STATUS_OK;
-    }
-    if (!loader) {
+        header->format = MAGPIE_FORMAT_AVIF;
+    } else if (!loader) {
         vips_error_clear();
         magpie_set_error(error, error_length, "the data is not in an image format Magpie recognises");
         return MAGPIE_STATUS_NOT_AN_IMAGE;
+    } else {
+        header->format = format_of_loader(loader);
     }
-    header->format = format_of_loader(loader);
     if (header->format == MAGPIE_FORMAT_UNKNOWN) {
         char text[128];
         g_snprintf(text, sizeof text, "unsupported image format (libvips loader %s)", loader);
         magpie_set_error(error, error_length, text);
         return MAGPIE_STATUS_UNSUPPORTED;
     }
+    // libvips has one loader for both HEIF codings; the HEVC-coded files are HEIC.
+    if (header->format == MAGPIE_FORMAT_AVIF && magpie_heif_is_hevc(data, length)) header->format = MAGPIE_FORMAT_HEIF;
     return MAGPIE_STATUS_OK;
 }
 
@@ -68,7 +69,7 @@ static int fill_header(VipsImage *image, magpie_header *header) {
 // asked for. libvips reads the header of every HEIF file, HEVC-coded or not.
 static VipsImage *open_with_libvips(const void *data, size_t length, magpie_format format,
                                     VipsAccess access, VipsFailOn fail_on) {
-    if (format == MAGPIE_FORMAT_HEIF) {
+    if (magpie_is_heif(format)) {
         VipsImage *image = NULL;
         if (vips_heifload_buffer((void *)data, length, &image, "access", access, "fail_on", fail_on, NULL))
             return NULL;
@@ -79,7 +80,7 @@ static VipsImage *open_with_libvips(const void *data, size_t length, magpie_form
 
 VipsImage *magpie_open_image(const void *data, size_t length, magpie_format format,
                              VipsAccess access, VipsFailOn fail_on) {
-    if (format == MAGPIE_FORMAT_HEIF && magpie_heif_is_hevc(data, length)) {
+    if (format == MAGPIE_FORMAT_HEIF) {
         char text[256] = "";
         VipsImage *image = magpie_heif_hevc_open(data, length, text, sizeof text);
         // Where every other loader leaves its error, for the caller to take.

@@ -113,16 +113,17 @@ static int resize(VipsImage *rgba, int opaque, const magpie_process_options *opt
     double width = reduced ? options->full_width : actual_width;
     double height = reduced ? options->full_height : actual_height;
     double horizontal = options->width / width, vertical = options->height / height;
-    switch (options->mode) {
-    case MAGPIE_RESIZE_FIT: horizontal = vertical = fmin(horizontal, vertical); break;
-    case MAGPIE_RESIZE_FILL: horizontal = vertical = fmax(horizontal, vertical); break;
-    case MAGPIE_RESIZE_EXACT: break;
+    switch (options->fit) {
+    case MAGPIE_FIT_FIT: horizontal = vertical = fmin(horizontal, vertical); break;
+    case MAGPIE_FIT_FILL:
+    case MAGPIE_FIT_COVER: horizontal = vertical = fmax(horizontal, vertical); break;
+    case MAGPIE_FIT_EXACT: break;
     }
     if (!options->upscale) {
         horizontal = fmin(horizontal, 1.0);
         vertical = fmin(vertical, 1.0);
     }
-    if (!reduced && horizontal == 1.0 && vertical == 1.0 && options->mode != MAGPIE_RESIZE_FILL) {
+    if (!reduced && horizontal == 1.0 && vertical == 1.0 && options->fit != MAGPIE_FIT_FILL) {
         g_object_ref(rgba);
         *out = rgba;
         return 0;
@@ -138,7 +139,7 @@ static int resize(VipsImage *rgba, int opaque, const magpie_process_options *opt
     failed = finish_filtering(resized, opaque, &finished);
     g_object_unref(resized);
     if (failed) return -1;
-    if (options->mode != MAGPIE_RESIZE_FILL) {
+    if (options->fit != MAGPIE_FIT_FILL) {
         *out = finished;
         return 0;
     }

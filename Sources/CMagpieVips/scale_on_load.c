@@ -16,7 +16,7 @@
 void magpie_upright_size(const magpie_header *source, int *width, int *height) {
     // libheif has already turned a HEIF upright; other formats' EXIF orientation is applied after
     // the decode.
-    int swapped = source->format != MAGPIE_FORMAT_HEIF && source->orientation >= 5;
+    int swapped = !magpie_is_heif(source->format) && source->orientation >= 5;
     *width = swapped ? source->height : source->width;
     *height = swapped ? source->width : source->height;
 }
@@ -32,10 +32,11 @@ int magpie_shrink_factor(const magpie_header *source, double allowed) {
 // leave the resize twice its output on each side.
 static double reduction_allowed(const magpie_decode_options *options, int width, int height) {
     double horizontal = (double)options->resize_width / width, vertical = (double)options->resize_height / height;
-    switch (options->resize_mode) {
-    case MAGPIE_RESIZE_FIT: horizontal = vertical = fmin(horizontal, vertical); break;
-    case MAGPIE_RESIZE_FILL: horizontal = vertical = fmax(horizontal, vertical); break;
-    default: break;
+    switch (options->resize_fit) {
+    case MAGPIE_FIT_FIT: horizontal = vertical = fmin(horizontal, vertical); break;
+    case MAGPIE_FIT_FILL:
+    case MAGPIE_FIT_COVER: horizontal = vertical = fmax(horizontal, vertical); break;
+    case MAGPIE_FIT_EXACT: break;
     }
     return fmin(1.0 / (2.0 * horizontal), 1.0 / (2.0 * vertical));
 }

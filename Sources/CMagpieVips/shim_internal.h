@@ -9,6 +9,11 @@
 #include "magpie_formats.h"
 #include "magpie_process.h"
 
+/// Whether the format is a HEIF container (HEIC or AVIF), which libheif reads.
+static inline int magpie_is_heif(magpie_format format) {
+    return format == MAGPIE_FORMAT_HEIF || format == MAGPIE_FORMAT_AVIF;
+}
+
 /// Copies libvips' error buffer (or `fallback` when empty) into `error` and clears it.
 void magpie_take_error(char *error, size_t error_length, const char *fallback);
 

@@ -7,7 +7,7 @@ public enum TestImages {
     /// A gradient with noise and stripes, `width` by `height`, encoded as `format`.
     /// `seed` changes the texture so images of one size differ; `label` is written across it.
     public static func texture(
-        width: Int, height: Int, format: EncodedFormat = .jpeg, seed: UInt32 = 1, progressive: Bool = false,
+        width: Int, height: Int, format: ImageFormat = .jpeg, seed: UInt32 = 1, progressive: Bool = false,
         label: String? = nil
     ) throws -> [UInt8] {
         try ImageEncoder(quality: 85, progressive: progressive)

@@ -118,21 +118,30 @@ struct DecodingTests {
         }
     }
 
-    @Test func thumbnailsFitOrFill() throws {
+    @Test func thumbnailsMeetTheirBoxAsTheirFitSays() throws {
         let bytes = try TestImages.texture(width: 1200, height: 800)
-        let fit = try Self.decoder.decode(bytes, thumbnail: .init(width: 256, height: 256, contentMode: .fit), maximumPixels: Self.limit)
-        #expect(fit.width == 256 && fit.height == 171)
-        let fill = try Self.decoder.decode(bytes, thumbnail: .init(width: 256, height: 256, contentMode: .fill), maximumPixels: Self.limit)
-        #expect(fill.width == 256 && fill.height == 256)
-        let larger = try Self.decoder.decode(bytes, thumbnail: .init(width: 4000, height: 4000), maximumPixels: Self.limit)
-        #expect(larger.width == 1200 && larger.height == 800, "never enlarged")
+        func size(_ width: Int, _ height: Int, _ fit: Fit) throws -> [Int] {
+            let image = try Self.decoder.decode(bytes, thumbnail: .init(width: width, height: height, fit: fit), maximumPixels: Self.limit)
+            return [image.width, image.height]
+        }
+        #expect(try size(256, 256, .fit) == [256, 171])
+        #expect(try size(256, 256, .fill) == [256, 256])
+        #expect(try size(256, 256, .cover) == [384, 256])
+        #expect(try size(300, 100, .exact) == [300, 100])
+        #expect(try size(256, 256, .crop) == [256, 256])
+        #expect(try size(4000, 4000, .fit) == [1200, 800], "never enlarged")
+        #expect(try size(4000, 100, .exact) == [1200, 100], "never enlarged")
+        #expect(try size(300, 0, .exact) == [300, 800], "a side not given is the image's")
+        let whole = try Self.decoder.decode(bytes, thumbnail: nil, maximumPixels: Self.limit)
+        let cut = try Self.decoder.decode(bytes, thumbnail: .init(width: 256, height: 256, fit: .crop), maximumPixels: Self.limit)
+        #expect(cut.pixels == (try ImageProcessors.Crop(.rectangle(x: 472, y: 272, width: 256, height: 256)).process(whole)).pixels)
     }
 
     /// JPEG thumbnails are decoded at libjpeg's smallest scale that still covers the box, and
     /// progressive ones reduced 8 times or more from their DC scans only; the result must look
     /// like the full image downsampled, whatever the orientation and fit.
-    @Test(arguments: [ImageRequest.Thumbnail.ContentMode.fit, .fill])
-    func jpegThumbnailsMatchTheFullImageDownsampled(_ mode: ImageRequest.Thumbnail.ContentMode) throws {
+    @Test(arguments: Fit.allCases)
+    func jpegThumbnailsMatchTheFullImageDownsampled(_ mode: Fit) throws {
         let rotated = Corpus.entries.filter { [1, 3, 6, 8].contains(Self.orientation(of: $0)) && $0.expected == "valid" }
         #expect(rotated.count >= 4)
         var sources = try rotated.map { try $0.bytes() }
@@ -143,7 +152,7 @@ struct DecodingTests {
             // PNG has no scaled decode: libvips resamples the full upright pixels.
             let full = try Self.decoder.decode(bytes, thumbnail: nil, maximumPixels: Self.limit)
             let png = try ImageEncoder().encode(full, as: .png)
-            for box in [ImageRequest.Thumbnail(width: 256, height: 256, contentMode: mode), .init(width: 100, height: 60, contentMode: mode)] {
+            for box in [ImageRequest.Thumbnail(width: 256, height: 256, fit: mode), .init(width: 100, height: 60, fit: mode)] {
                 let thumbnail = try Self.decoder.decode(bytes, thumbnail: box, maximumPixels: Self.limit)
                 let reference = try Self.decoder.decode(png, thumbnail: box, maximumPixels: Self.limit)
                 #expect(thumbnail.width == reference.width && thumbnail.height == reference.height, "\(box)")

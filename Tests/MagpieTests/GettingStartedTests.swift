@@ -12,7 +12,7 @@ import Testing
 }
 
 @MainActor func configure(_ cell: AvatarCell, with url: URL, pipeline: ImagePipeline) {
-    pipeline.bind(url, to: cell, options: .init(thumbnail: .init(width: 96, height: 96, contentMode: .fill)))
+    pipeline.bind(url, to: cell, options: .init(thumbnail: .init(width: 96, height: 96, fit: .fill)))
 }
 
 @Suite("Getting started article")
@@ -27,7 +27,7 @@ struct GettingStartedTests {
     }
 
     func loadThumbnail(_ pipeline: ImagePipeline, url: URL) async throws -> DecodedImage {
-        let request = ImageRequest(url: url, thumbnail: .init(width: 256, height: 256, contentMode: .fill))
+        let request = ImageRequest(url: url, thumbnail: .init(width: 256, height: 256, fit: .fill))
         let response = try await pipeline.image(for: request)
         print("served from \(response.source)")
         return response.image

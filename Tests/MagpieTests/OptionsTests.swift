@@ -124,7 +124,7 @@ struct OptionsTests {
             fixture.server.serve("/t.jpg", .image(try TestImages.texture(width: 640, height: 480)))
             let url = fixture.server.url("/t.jpg")
             let fill = try await fixture.pipeline.image(
-                for: ImageRequest(url: url, thumbnail: .init(width: 100, height: 100, contentMode: .fill)))
+                for: ImageRequest(url: url, thumbnail: .init(width: 100, height: 100, fit: .fill)))
             #expect(fill.image.width == 100 && fill.image.height == 100)
             let fit = try await fixture.pipeline.image(for: ImageRequest(url: url, thumbnail: .init(width: 100, height: 100)))
             #expect(fit.image.width == 100 && fit.image.height == 75)

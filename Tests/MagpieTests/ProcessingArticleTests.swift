@@ -7,8 +7,8 @@ import Testing
 func avatarRequest(for url: URL) -> ImageRequest {
     ImageRequest(
         url: url,
-        thumbnail: .init(width: 256, height: 256, contentMode: .fill),
-        processors: [.resize(width: 128, height: 128, mode: .fill()), .circle])
+        thumbnail: .init(width: 256, height: 256, fit: .fill),
+        processors: [.resize(width: 128, height: 128, fit: .fill), .circle])
 }
 
 let sepia = ImageProcessors.Anonymous(identifier: "com.example.sepia/1") { image throws(MagpieError) in

@@ -6,23 +6,20 @@
 #include <stdint.h>
 
 #include "magpie_formats.h"
+#include "magpie_geometry.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/// `fill` value: cover the box without cropping.
-#define MAGPIE_FILL_COVER 2
-
 typedef struct {
     /// Images declaring more pixels are refused before any pixel is decoded; 0 for no limit.
     uint64_t max_pixels;
-    /// Above 0: downsample at load time to fit inside (or with `fill` 1, to cover and be
-    /// centre-cropped to; with MAGPIE_FILL_COVER, to cover without cropping) this box; the
-    /// image is never enlarged.
+    /// Above 0: downsample at load time to this box, brought to it as `fit` says (a fill is
+    /// centre-cropped); the image is never enlarged.
     int target_width;
     int target_height;
-    int fill;
+    magpie_fit fit;
     /// The data may be a truncated prefix of a JPEG: whatever decodes is returned (for
     /// progressive previews) instead of failing.
     int partial;
@@ -35,12 +32,12 @@ typedef struct {
     /// Instead of refusing an animation over those limits, decode its first frame.
     int first_frame_when_too_large;
     /// Without a target box: the resize that runs first on the decoded image, a box of
-    /// `resize_width` x `resize_height` in `resize_mode` (a magpie_resize_mode); 0 x 0 for none.
+    /// `resize_width` x `resize_height` brought to it as `resize_fit` says; 0 x 0 for none.
     /// A JPEG or WebP still is then decoded at the smallest scale (1/2, 1/4 or 1/8) that still
     /// leaves that resize at least twice its output on each side.
     int resize_width;
     int resize_height;
-    int resize_mode;
+    magpie_fit resize_fit;
 } magpie_decode_options;
 
 typedef struct {

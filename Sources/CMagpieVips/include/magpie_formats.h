@@ -16,7 +16,10 @@ typedef enum {
     MAGPIE_FORMAT_PNG = 2,
     MAGPIE_FORMAT_GIF = 3,
     MAGPIE_FORMAT_WEBP = 4,
+    /// HEVC-coded HEIF (HEIC).
     MAGPIE_FORMAT_HEIF = 5,
+    /// AV1-coded HEIF.
+    MAGPIE_FORMAT_AVIF = 6,
 } magpie_format;
 
 typedef struct {

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "magpie_decode.h"
+#include "magpie_geometry.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -18,33 +19,13 @@ typedef enum {
     MAGPIE_OPERATION_GRAYSCALE = 3,
 } magpie_operation;
 
-typedef enum {
-    /// The whole image fits inside the box.
-    MAGPIE_RESIZE_FIT = 0,
-    /// The image covers the box and is cropped to it by `gravity`.
-    MAGPIE_RESIZE_FILL = 1,
-    /// The image is stretched to the box.
-    MAGPIE_RESIZE_EXACT = 2,
-} magpie_resize_mode;
-
-typedef enum {
-    MAGPIE_GRAVITY_CENTRE = 0,
-    MAGPIE_GRAVITY_NORTH = 1,
-    MAGPIE_GRAVITY_SOUTH = 2,
-    MAGPIE_GRAVITY_EAST = 3,
-    MAGPIE_GRAVITY_WEST = 4,
-    /// libvips' smart crop keeping what draws the eye (skin, saturated colour, edges).
-    MAGPIE_GRAVITY_ATTENTION = 5,
-    /// libvips' smart crop keeping the part with the most entropy.
-    MAGPIE_GRAVITY_ENTROPY = 6,
-} magpie_gravity;
-
 typedef struct {
     magpie_operation operation;
     /// Resize: the box. Crop: the size of the area kept.
     int width;
     int height;
-    magpie_resize_mode mode;
+    /// Resize: how the image meets the box (a fill is cropped by `gravity`).
+    magpie_fit fit;
     /// Resize: whether an image smaller than the box is enlarged.
     int upscale;
     /// Resize: the whole image's size when the bitmap holds it decoded at a reduced scale

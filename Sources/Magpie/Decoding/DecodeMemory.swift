@@ -23,17 +23,18 @@ package enum DecodeMemory {
         guard width > 0, height > 0 else { return 0 }
         // Over the pixel limit the decode is refused before it allocates anything.
         guard width * height <= Double(options.maximumPixels) else { return 0 }
-        var scale = 1.0
+        var scale = (across: 1.0, down: 1.0)
         if let box = options.thumbnail {
-            let (across, down) = (Double(box.width) / width, Double(box.height) / height)
-            // A fit shrinks until the whole image is inside the box; fill and cover until it
-            // covers the box (fill crops afterwards).
-            scale = min(1, box.contentMode == .fit ? min(across, down) : max(across, down))
+            // A side not given does not constrain; a fill's crop comes after the bitmap is made.
+            let across = box.width > 0 ? Double(box.width) / width : .infinity
+            let down = box.height > 0 ? Double(box.height) / height : .infinity
+            let scales = box.fit.scales(across: across, down: down)
+            scale = (min(1, scales.across), min(1, scales.down))
         }
         let animated = options.decodesAllFrames && header.pages > 1
-            && (header.format == MAGPIE_FORMAT_GIF || header.format == MAGPIE_FORMAT_WEBP)
+            && ImageFormat(shimCode: header.format).isAnimatable
         let frames = animated ? Double(min(Int(header.pages), max(1, options.maximumAnimationFrames))) : 1
-        let bitmap = (width * scale).rounded(.up) * (height * scale).rounded(.up) * 4 * frames
+        let bitmap = (width * scale.across).rounded(.up) * (height * scale.down).rounded(.up) * 4 * frames
         return Int(min(bitmap, Double(Int.max / 2))) + progressiveCoefficients(bytes)
     }
 

@@ -127,11 +127,6 @@ public struct DecodedImage: Sendable {
     }
 }
 
-/// Image container formats Magpie recognises.
-public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
-    case jpeg, png, gif, webp, heif, unknown
-}
-
 extension DecodedImage: CustomStringConvertible, CustomDebugStringConvertible {
     public var description: String {
         let frames = isAnimated ? ", \(frameCount) frames" : ""

@@ -33,6 +33,15 @@ public struct VipsDecoder: ImageDecoding {
     }
 
     private func decode(_ data: [UInt8], options decoding: DecodingOptions, partial: Bool) throws(MagpieError) -> DecodedImage {
+        if let box = decoding.thumbnail, box.fit == .crop {
+            // Nothing to downsample: the whole image, then the box cut from its centre.
+            var whole = decoding
+            whole.thumbnail = nil
+            whole.resizeFirst = nil
+            let image = try decode(data, options: whole, partial: partial)
+            let (width, height) = (box.width > 0 ? box.width : image.width, box.height > 0 ? box.height : image.height)
+            return try ImageProcessors.Crop(.gravity(.centre, width: width, height: height)).process(image)
+        }
         let thumbnail = decoding.thumbnail
         let maximumPixels = decoding.maximumPixels
         try VipsRuntime.start()
@@ -46,21 +55,16 @@ public struct VipsDecoder: ImageDecoding {
             options.max_pixels = UInt64(max(0, maximumPixels))
             options.target_width = Int32(clamping: thumbnail?.width ?? 0)
             options.target_height = Int32(clamping: thumbnail?.height ?? 0)
-            options.fill =
-                switch thumbnail?.contentMode {
-                case .fill: 1
-                case .cover: MAGPIE_FILL_COVER
-                case .fit, nil: 0
-                }
+            options.fit = thumbnail?.fit.shimValue ?? MAGPIE_FIT_FIT
             options.partial = partial ? 1 : 0
             options.all_frames = decoding.decodesAllFrames ? 1 : 0
             options.max_frames = Int32(clamping: max(0, decoding.maximumAnimationFrames))
             options.max_animation_pixels = UInt64(max(0, decoding.maximumAnimationPixels))
             options.first_frame_when_too_large = decoding.firstFrameWhenTooLarge ? 1 : 0
-            if let resize = decoding.resizeFirst, thumbnail == nil {
+            if let resize = decoding.resizeFirst, thumbnail == nil, resize.fit != .crop {
                 options.resize_width = Int32(clamping: resize.width)
                 options.resize_height = Int32(clamping: resize.height)
-                options.resize_mode = Int32(bitPattern: resize.shimMode.rawValue)
+                options.resize_fit = resize.fit.shimValue
             }
             let status = magpie_decode(bytes.baseAddress, bytes.count, &options, &image, &message, message.count)
             switch status {
@@ -77,7 +81,7 @@ public struct VipsDecoder: ImageDecoding {
             }
             guard let pixels = Self.render(&image, message: &message) else { return .failure(.decodingFailed(Self.text(message))) }
             return .success(DecodedImage(
-                width: Int(image.width), height: Int(image.height), pixels: pixels, sourceFormat: Self.format(of: image.source),
+                width: Int(image.width), height: Int(image.height), pixels: pixels, sourceFormat: ImageFormat(shimCode: image.source.format),
                 sourceWidth: Int(image.source.width), sourceHeight: Int(image.source.height), animation: Self.animation(of: image),
                 firstFrameReason: Self.firstFrameReason(image, decoding: decoding),
                 fullSize: image.full_width > 0 ? DecodedImage.Size(width: Int(image.full_width), height: Int(image.full_height)) : nil))
@@ -92,7 +96,7 @@ public struct VipsDecoder: ImageDecoding {
 
     private static func firstFrameReason(_ image: magpie_image, decoding: DecodingOptions) -> DecodedImage.FirstFrameReason? {
         if image.source.unplayable_animation != 0 { return .formatNotAnimated }
-        let animatable = image.source.format == MAGPIE_FORMAT_GIF || image.source.format == MAGPIE_FORMAT_WEBP
+        let animatable = ImageFormat(shimCode: image.source.format).isAnimatable
         guard animatable, image.source.pages > 1, image.frames <= 1 else { return nil }
         return decoding.decodesAllFrames ? .overLimit : .requested
     }
@@ -111,17 +115,6 @@ public struct VipsDecoder: ImageDecoding {
 
     static func text(_ message: [CChar]) -> String {
         String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-
-    static func format(of header: magpie_header) -> ImageFormat {
-        switch header.format {
-        case MAGPIE_FORMAT_JPEG: .jpeg
-        case MAGPIE_FORMAT_PNG: .png
-        case MAGPIE_FORMAT_GIF: .gif
-        case MAGPIE_FORMAT_WEBP: .webp
-        case MAGPIE_FORMAT_HEIF: .heif
-        default: .unknown
-        }
     }
 }
 

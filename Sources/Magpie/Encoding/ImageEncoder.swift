@@ -1,25 +1,5 @@
 import CMagpieVips
 
-/// Formats ``ImageEncoder`` writes.
-public enum EncodedFormat: String, Sendable, CaseIterable {
-    case png, jpeg, webp, gif
-    /// AV1 in HEIF. Stills only: an animation is written as its first frame.
-    case avif
-
-    /// The usual file name extension.
-    public var fileExtension: String { self == .jpeg ? "jpg" : rawValue }
-
-    var shimValue: magpie_format {
-        switch self {
-        case .png: MAGPIE_FORMAT_PNG
-        case .jpeg: MAGPIE_FORMAT_JPEG
-        case .webp: MAGPIE_FORMAT_WEBP
-        case .gif: MAGPIE_FORMAT_GIF
-        case .avif: MAGPIE_FORMAT_HEIF
-        }
-    }
-}
-
 /// Encodes decoded images, with libvips.
 public struct ImageEncoder: Sendable {
     /// Quality for lossy formats, 1...100.
@@ -36,16 +16,20 @@ public struct ImageEncoder: Sendable {
         self.lossless = lossless
     }
 
-    /// Encodes `image`. JPEG has no alpha, so transparent pixels are flattened onto black.
-    /// An animation is written with every frame, its delays and loop count as WebP or GIF;
-    /// PNG, JPEG and AVIF get its first frame.
-    public func encode(_ image: DecodedImage, as format: EncodedFormat) throws(MagpieError) -> [UInt8] {
+    /// Encodes `image` in one of ``ImageFormat/encodable``. JPEG has no alpha, so transparent
+    /// pixels are flattened onto black. An animation is written with every frame, its delays
+    /// and loop count in a format that ``ImageFormat/isAnimatable``; others get its first frame.
+    public func encode(_ image: DecodedImage, as format: ImageFormat) throws(MagpieError) -> [UInt8] {
+        guard format.isEncodable else {
+            let names = ImageFormat.encodable.map(\.rawValue).joined(separator: ", ")
+            throw .encodingFailed(format: format.rawValue, reason: "Magpie writes \(names)")
+        }
         try VipsRuntime.start()
         var output: UnsafeMutablePointer<UInt8>?
         var length = 0
         var message = [CChar](repeating: 0, count: 512)
         var options = magpie_encode_options()
-        options.format = format.shimValue
+        options.format = format.shimCode
         options.quality = Int32(max(1, min(100, quality)))
         options.progressive = progressive ? 1 : 0
         options.lossless = lossless ? 1 : 0

@@ -4,7 +4,7 @@ public import Foundation
 ///
 /// ```swift
 /// var request = ImageRequest(url: avatarURL)
-/// request.thumbnail = .init(width: 128, height: 128, contentMode: .fill)
+/// request.thumbnail = .init(width: 128, height: 128, fit: .fill)
 /// request.priority = .high
 /// ```
 public struct ImageRequest: Sendable, Hashable {
@@ -105,29 +105,18 @@ public struct ImageRequest: Sendable, Hashable {
     /// Downsampling applied while decoding, so the full bitmap is never held when the
     /// format allows shrink-on-load (JPEG, WebP, HEIF).
     public struct Thumbnail: Sendable, Hashable {
-        /// Largest width in pixels.
+        /// Largest width in pixels; 0 leaves the width to the height and the aspect ratio.
         public var width: Int
-        /// Largest height in pixels.
+        /// Largest height in pixels; 0 leaves the height to the width and the aspect ratio.
         public var height: Int
-        /// How the image is brought to the box.
-        public var contentMode: ContentMode
+        /// How the image is brought to the box; a fill is centre-cropped.
+        public var fit: Fit
 
         /// Creates a thumbnail box. The image is never enlarged.
-        public init(width: Int, height: Int, contentMode: ContentMode = .fit) {
+        public init(width: Int, height: Int, fit: Fit = .fit) {
             self.width = width
             self.height = height
-            self.contentMode = contentMode
-        }
-
-        /// How an image is brought to a thumbnail box.
-        public enum ContentMode: Sendable, Hashable {
-            /// The whole image fits inside the box; the aspect ratio is kept.
-            case fit
-            /// The image covers the box and is centre-cropped to it.
-            case fill
-            /// The image is shrunk until it just covers the box, and not cropped: for a crop
-            /// with another gravity, or a smart crop, afterwards.
-            case cover
+            self.fit = fit
         }
     }
 }

@@ -78,20 +78,25 @@ struct RequestKeys: Sendable {
         request.options.isDisjoint(with: [.networkOnly, .refreshCached])
     }
 
-    private static func variantName(thumbnail: ImageRequest.Thumbnail?, processors: [String], firstFrameOnly: Bool) -> String? {
+    fileprivate static func variantName(thumbnail: ImageRequest.Thumbnail?, processors: [String], firstFrameOnly: Bool) -> String? {
         guard thumbnail != nil || !processors.isEmpty else { return nil }
         var parts: [String] = firstFrameOnly ? ["first-frame"] : []
         if let thumbnail {
-            let mode =
-                switch thumbnail.contentMode {
-                case .fit: ""
-                case .fill: ",fill"
-                case .cover: ",cover"
-                }
+            let mode = thumbnail.fit == .fit ? "" : "," + thumbnail.fit.rawValue
             parts.append("thumbnail=\(thumbnail.width)x\(thumbnail.height)\(mode)")
         }
         parts += processors
         return parts.joined(separator: "|")
+    }
+}
+
+extension ImageRequest {
+    /// What names a variant in the disk cache, for other caches of images made the same way
+    /// (the proxy's results): the thumbnail, the processors' identifiers and the frames kept;
+    /// `original` when none of them changes the pixels.
+    package static func variantName(thumbnail: Thumbnail?, processors: [any ImageProcessing], firstFrameOnly: Bool) -> String {
+        RequestKeys.variantName(thumbnail: thumbnail, processors: processors.map(\.identifier), firstFrameOnly: firstFrameOnly)
+            ?? (firstFrameOnly ? "first-frame" : "original")
     }
 }
 

@@ -55,7 +55,7 @@ extension ImageProcessing where Self == ImageProcessors.Crop {
     }
 
     /// Keeps an area of `width` by `height` pixels placed by `gravity`.
-    public static func crop(width: Int, height: Int, gravity: ImageProcessors.Gravity = .centre) -> Self {
+    public static func crop(width: Int, height: Int, gravity: Gravity = .centre) -> Self {
         ImageProcessors.Crop(.gravity(gravity, width: width, height: height))
     }
 }

@@ -9,7 +9,7 @@ enum ContactSheet {
         let encoder = ImageEncoder()
         var figures: [String] = []
         for (name, image) in images {
-            let format: EncodedFormat = image.isAnimated ? .webp : .png
+            let format: ImageFormat = image.isAnimated ? .webp : .png
             let file = "\(name).\(format.fileExtension)"
             try Data(try encoder.encode(image, as: format)).write(to: directory.appendingPathComponent(file), options: .atomic)
             let frames = image.isAnimated ? " · \(image.frameCount) frames" : ""

@@ -11,7 +11,7 @@ enum DemoGallery {
         let name: String
         let width: Int
         let height: Int
-        let format: EncodedFormat
+        let format: ImageFormat
         let progressive: Bool
         /// Above 1: an animation of this many frames.
         var frames = 1
@@ -34,7 +34,7 @@ enum DemoGallery {
     /// animation (a 480×270 clip of 36 frames, GIF or animated WebP in turn), as feeds have.
     static func items(count: Int = 240) -> [Item] {
         let sizes = [(96, 96), (150, 150), (320, 240), (480, 640), (640, 480), (800, 600), (1024, 768), (1280, 720), (1600, 1200), (2048, 1365)]
-        let formats: [(EncodedFormat, Bool)] = [(.jpeg, false), (.jpeg, true), (.png, false), (.webp, false), (.gif, false)]
+        let formats: [(ImageFormat, Bool)] = [(.jpeg, false), (.jpeg, true), (.png, false), (.webp, false), (.gif, false)]
         return (0..<count).map { index in
             let name = String(format: "image-%03d", index)
             if index % 24 == 5 {

@@ -22,7 +22,7 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Write each image to this folder as <name>.<format>.", valueName: "dir"))
     var output: String?
 
-    @Option(help: ArgumentHelp("Format of written images (default: original; with --thumbnail or --process, png, or webp for an animation). WebP and GIF keep every frame of an animation.", valueName: "png|jpeg|webp|gif|original"))
+    @Option(help: ArgumentHelp("Format of written images (default: original; with --thumbnail or --process, png, or webp for an animation). WebP and GIF keep every frame of an animation.", valueName: (ImageFormat.encodable.map(\.rawValue) + ["original"]).joined(separator: "|")))
     var format: OutputFormat?
 
     @Flag(help: "Decode only the first frame of animated GIF and WebP images.")
@@ -31,8 +31,8 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Decode at thumbnail size, e.g. 256x256.", valueName: "WxH"))
     var thumbnail: String?
 
-    @Option(help: ArgumentHelp("Thumbnail mode: fit inside the box, or fill it and crop the overflow.", valueName: "fit|fill"))
-    var fit: FitMode = .fit
+    @Option(help: ArgumentHelp("How the thumbnail meets its box: fit inside it, fill it and crop the overflow, cover it, stretch to it (exact), or cut it from the centre (crop).", valueName: Fit.allCases.map(\.rawValue).joined(separator: "|")), transform: Fit.argument)
+    var fit: Fit = .fit
 
     @Option(help: ArgumentHelp("Process each image after decoding, e.g. resize:256x256:fill,round:16. Steps: \(ProcessingList.help).", valueName: "steps"))
     var process: String?
@@ -130,9 +130,9 @@ struct FetchCommand: AsyncParsableCommand {
         let job = FetchJob(
             pipeline: ImagePipeline(configuration: configuration),
             work: FetchWork(
-                thumbnail: thumbnail.flatMap { ThumbnailBox.parse($0, mode: fit.contentMode) },
+                thumbnail: thumbnail.flatMap { ThumbnailBox.parse($0, fit: fit) },
                 processors: (try? process.map(ProcessingList.parse)) ?? []),
-            format: output == nil ? .png : format ?? (thumbnail == nil && process == nil ? .original : .png),
+            format: output == nil ? .encoded(.png) : format ?? (thumbnail == nil && process == nil ? .original : .encoded(.png)),
             animationsAsWebP: format == nil, options: options, folder: folder, received: NIOLockedValueBox(0))
         let summary = await fetch(items, with: job, console: console)
         await job.pipeline.shutdown()

@@ -28,7 +28,7 @@ struct FetchItem: Sendable {
         guard let url = words.first else { throw ParseError(description: "line \(number) is empty") }
         guard words.count > 1 else { return FetchItem(url: url, work: nil) }
         var thumbnail: String?
-        var fit = FitMode.fit
+        var fit = Fit.fit
         var processors: [any ImageProcessing] = []
         var index = 1
         while index < words.count {
@@ -44,10 +44,11 @@ struct FetchItem: Sendable {
                 }
                 thumbnail = value
             case "--fit":
-                guard let mode = FitMode(rawValue: value) else {
-                    throw ParseError(description: "line \(number): --fit is fit or fill, not '\(value)'")
+                guard let chosen = Fit(rawValue: value) else {
+                    let names = Fit.allCases.map(\.rawValue).joined(separator: ", ")
+                    throw ParseError(description: "line \(number): --fit is one of \(names), not '\(value)'")
                 }
-                fit = mode
+                fit = chosen
             case "--process":
                 do {
                     processors = try ProcessingList.parse(value)
@@ -59,7 +60,7 @@ struct FetchItem: Sendable {
             }
             index += 2
         }
-        let box = thumbnail.flatMap { ThumbnailBox.parse($0, mode: fit.contentMode) }
+        let box = thumbnail.flatMap { ThumbnailBox.parse($0, fit: fit) }
         return FetchItem(url: url, work: FetchWork(thumbnail: box, processors: processors))
     }
 }

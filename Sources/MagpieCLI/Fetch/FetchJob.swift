@@ -34,7 +34,7 @@ struct FetchJob: Sendable {
         }
         let work = item.work ?? work
         let request = ImageRequest(url: url, thumbnail: work.thumbnail, processors: work.processors, options: options)
-        let format = self.format == .original && work.changesPixels ? .png : self.format
+        let format = self.format == .original && work.changesPixels ? .encoded(.png) : self.format
         do {
             let loaded = try await format == .original ? loadOriginal(request) : loadImage(request)
             let milliseconds = elapsed()
@@ -75,7 +75,7 @@ struct FetchJob: Sendable {
     private func write(_ loaded: Loaded, name: String, format: OutputFormat) throws -> URL? {
         guard let folder else { return nil }
         if let original = loaded.original {
-            return try folder.write(original, name: name, fileExtension: loaded.image.sourceFormat.fileExtension(for: original))
+            return try folder.write(original, name: name, fileExtension: loaded.image.sourceFormat.fileExtension)
         }
         let encoded = loaded.image.isAnimated && animationsAsWebP ? .webp : format.encoded ?? .png
         let bytes = try ImageEncoder(quality: 90).encode(loaded.image, as: encoded)

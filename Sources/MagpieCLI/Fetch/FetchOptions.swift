@@ -1,27 +1,37 @@
 import ArgumentParser
 import Magpie
 
-/// What `fetch --format` writes.
-enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
-    case png, jpeg, webp, gif, original
+/// What `fetch --format` writes: the downloaded bytes untouched, or a format Magpie encodes.
+enum OutputFormat: ExpressibleByArgument, Hashable {
+    case original
+    case encoded(ImageFormat)
 
-    /// The encoder's format; `nil` for `original`, which writes the downloaded bytes untouched.
-    var encoded: EncodedFormat? {
-        switch self {
-        case .png: .png
-        case .jpeg: .jpeg
-        case .webp: .webp
-        case .gif: .gif
-        case .original: nil
+    init?(argument: String) {
+        if argument.lowercased() == "original" {
+            self = .original
+        } else if let format = ImageFormat(name: argument), format.isEncodable {
+            self = .encoded(format)
+        } else {
+            return nil
         }
+    }
+
+    static var allValueStrings: [String] { ImageFormat.encodable.map(\.rawValue) + ["original"] }
+
+    /// The encoder's format; `nil` for `original`.
+    var encoded: ImageFormat? {
+        if case .encoded(let format) = self { format } else { nil }
     }
 }
 
-/// `--fit`: how a thumbnail meets its box.
-enum FitMode: String, ExpressibleByArgument, CaseIterable {
-    case fit, fill
-
-    var contentMode: ImageRequest.Thumbnail.ContentMode { self == .fit ? .fit : .fill }
+extension Fit {
+    /// Reads `--fit`.
+    static func argument(_ text: String) throws -> Fit {
+        guard let fit = Fit(rawValue: text.lowercased()) else {
+            throw ValidationError("--fit is one of \(Fit.allCases.map(\.rawValue).joined(separator: ", ")), not '\(text)'")
+        }
+        return fit
+    }
 }
 
 /// `--disk-policy`.
@@ -37,28 +47,13 @@ enum DiskPolicyOption: String, ExpressibleByArgument, CaseIterable {
     }
 }
 
-/// `WxH` boxes such as `256x256`.
+/// `WxH` boxes such as `256x256`, each side within ``Magpie/ProcessingLimits/maximumDimension``.
 enum ThumbnailBox {
-    static func parse(_ text: String, mode: ImageRequest.Thumbnail.ContentMode = .fit) -> ImageRequest.Thumbnail? {
+    static func parse(_ text: String, fit: Fit = .fit) -> ImageRequest.Thumbnail? {
         let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
-        guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]),
-            (1...20_000).contains(width), (1...20_000).contains(height)
+        let sides = 1...ProcessingList.limits.maximumDimension
+        guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]), sides.contains(width), sides.contains(height)
         else { return nil }
-        return ImageRequest.Thumbnail(width: width, height: height, contentMode: mode)
-    }
-}
-
-extension ImageFormat {
-    /// The usual extension for bytes of this format; AVIF is told apart from other HEIF files
-    /// by its brand.
-    func fileExtension(for bytes: [UInt8]) -> String {
-        switch self {
-        case .jpeg: "jpg"
-        case .png: "png"
-        case .gif: "gif"
-        case .webp: "webp"
-        case .heif: bytes.count >= 12 && bytes[8..<12].elementsEqual("avif".utf8) ? "avif" : "heic"
-        case .unknown: "bin"
-        }
+        return ImageRequest.Thumbnail(width: width, height: height, fit: fit)
     }
 }

@@ -13,10 +13,28 @@ final class ResultCache: Sendable {
     struct Key: Sendable, Hashable {
         /// The pipeline's key of the original.
         let source: String
-        /// Options, format choice and quality.
+        /// What is made of it and how it is encoded: derived, never listed by hand, from the
+        /// plan's thumbnail and processor identifiers, the format choice and the quality.
         let variant: String
 
         var variantName: String { "proxy|" + variant }
+
+        init(source: String, variant: String) {
+            self.source = source
+            self.variant = variant
+        }
+
+        /// The key of the result `plan` makes of `source`, encoded as `format` (with what the
+        /// client accepts, for `auto`) at `quality`.
+        init(source: String, plan: RenderPlan, format: ProxyOptions.Format?, accepted: FormatNegotiation.Accepted, quality: Int) {
+            let formatKey =
+                switch format {
+                case .auto: "auto:" + accepted.key
+                case let format?: format.name
+                case nil: "source"
+                }
+            self.init(source: source, variant: "\(plan.variant)|f:\(formatKey)|q:\(quality)")
+        }
     }
 
     private let memory = NIOLockedValueBox(LRUStore<Key, ProxyResult>())

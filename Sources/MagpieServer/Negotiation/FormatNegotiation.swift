@@ -35,16 +35,13 @@ struct FormatNegotiation: Sendable {
     }
 
     /// Whether this libvips can write AVIF (it needs libheif with an AV1 encoder).
-    let writesAVIF: Bool
+    var writesAVIF = ImageFormat.avif.isEncoderAvailable
 
     /// The format to write `image`, decoded from `source`, for a request asking for `requested`.
-    func format(for requested: ProxyOptions.Format?, accepted: Accepted, image: DecodedImage, source: ImageFormat) -> EncodedFormat {
+    func format(for requested: ProxyOptions.Format?, accepted: Accepted, image: DecodedImage, source: ImageFormat) -> ImageFormat {
         switch requested {
-        case .jpeg: return .jpeg
-        case .png: return .png
-        case .webp: return .webp
-        case .gif: return .gif
-        case .avif: return writesAVIF ? .avif : .webp
+        case .fixed(.avif): return writesAVIF ? .avif : .webp
+        case .fixed(let format): return format
         case .auto:
             if image.isAnimated { return accepted.webp ? .webp : .gif }
             if accepted.avif && writesAVIF { return .avif }
@@ -56,26 +53,11 @@ struct FormatNegotiation: Sendable {
     }
 
     /// The source's format where browsers show it; JPEG or PNG (by transparency) otherwise.
-    private func sourceFormat(image: DecodedImage, source: ImageFormat) -> EncodedFormat {
+    private func sourceFormat(image: DecodedImage, source: ImageFormat) -> ImageFormat {
         switch source {
-        case .jpeg: return .jpeg
-        case .png: return .png
-        case .gif: return image.isAnimated ? .gif : .png
-        case .webp: return .webp
-        default: return image.isOpaque ? .jpeg : .png
-        }
-    }
-}
-
-extension EncodedFormat {
-    /// The media type of the bytes.
-    var mediaType: String {
-        switch self {
-        case .jpeg: "image/jpeg"
-        case .png: "image/png"
-        case .webp: "image/webp"
-        case .gif: "image/gif"
-        case .avif: "image/avif"
+        case .gif: image.isAnimated ? .gif : .png
+        case .jpeg, .png, .webp: source
+        default: image.isOpaque ? .jpeg : .png
         }
     }
 }

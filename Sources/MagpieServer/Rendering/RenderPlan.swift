@@ -5,25 +5,39 @@ import Magpie
 struct RenderPlan: Sendable {
     let thumbnail: ImageRequest.Thumbnail?
     let processors: [any ImageProcessing]
+    let firstFrameOnly: Bool
 
-    init(_ options: ProxyOptions) {
+    init(_ options: ProxyOptions, limits: ProcessingLimits) throws(ProxyURLError) {
         let (width, height) = (options.pixelWidth, options.pixelHeight)
         var processors: [any ImageProcessing] = []
         switch options.fit {
-        case .fit:
-            thumbnail = width > 0 || height > 0 ? .init(width: width, height: height, contentMode: .fit) : nil
+        case .fit, .exact, .cover:
+            thumbnail = width > 0 || height > 0 ? .init(width: width, height: height, fit: options.fit) : nil
         case .fill where options.gravity == .centre:
-            thumbnail = .init(width: width, height: height, contentMode: .fill)
+            thumbnail = .init(width: width, height: height, fit: .fill)
         case .fill:
             // Shrunk only to cover the box, so the crop can keep the gravity's side.
-            thumbnail = .init(width: width, height: height, contentMode: .cover)
-            processors.append(.resize(width: width, height: height, mode: .fill(options.gravity)))
+            thumbnail = .init(width: width, height: height, fit: .cover)
+            processors.append(.resize(width: width, height: height, fit: .fill, gravity: options.gravity))
         case .crop:
             thumbnail = nil
             processors.append(.crop(width: width, height: height, gravity: options.gravity))
         }
-        if options.blur > 0 { processors.append(.blur(sigma: options.blur * options.dpr)) }
-        if options.cornerRadius > 0 { processors.append(.roundedCorners(radius: Double(options.cornerRadius) * options.dpr)) }
+        for option in ProcessingOption.all {
+            guard let values = options.processing[option.name] else { continue }
+            do {
+                if let processor = try option.processor(.init(values, scale: options.dpr, limits: limits)) { processors.append(processor) }
+            } catch {
+                throw .malformed("option '\(option.name)': \(error.description)")
+            }
+        }
         self.processors = processors
+        firstFrameOnly = options.firstFrame
+    }
+
+    /// Names what the plan makes, from the thumbnail and the processors' own identifiers, for
+    /// cache keys and ETags: two URLs that ask for the same pixels share a result.
+    var variant: String {
+        ImageRequest.variantName(thumbnail: thumbnail, processors: processors, firstFrameOnly: firstFrameOnly)
     }
 }

@@ -6,7 +6,7 @@ import NIOPosix
 struct Renderer: Sendable {
     struct Output: Sendable {
         let bytes: [UInt8]
-        let format: EncodedFormat
+        let format: ImageFormat
         let timings: StageTimings
     }
 
@@ -15,7 +15,7 @@ struct Renderer: Sendable {
 
     func render(
         _ source: [UInt8], decoding: DecodingOptions, processors: [any ImageProcessing], quality: Int,
-        format choose: @escaping @Sendable (DecodedImage) -> EncodedFormat
+        format choose: @escaping @Sendable (DecodedImage) -> ImageFormat
     ) async throws(MagpieError) -> Output {
         let decoder = self.decoder
         do {

@@ -1,10 +1,12 @@
 import Magpie
 
-/// Reads option segments (`name:value[:value]`) into ``ProxyOptions``, expanding presets.
+/// Reads option segments (`name:value[:value]`) into ``ProxyOptions``, expanding presets. The
+/// proxy's own options are read here; processors come from ``Magpie/ProcessingOption``, which
+/// the command line reads too.
 struct OptionParser: Sendable {
     /// Preset name → its option segments.
     let presets: [String: [String]]
-    let limits: ProxyLimits
+    let limits: ProcessingLimits
 
     func parse(_ segments: [String]) throws(ProxyURLError) -> ProxyOptions {
         var options = ProxyOptions()
@@ -33,7 +35,7 @@ struct OptionParser: Sendable {
         case "w", "width": options.width = try dimension(try one(), segment)
         case "h", "height": options.height = try dimension(try one(), segment)
         case "fit":
-            guard let fit = ProxyOptions.Fit(rawValue: try one().lowercased()) else {
+            guard let fit = Self.fits[try one().lowercased()] else {
                 throw .malformed("option '\(segment)': fit is one of fit, fill, crop")
             }
             options.fit = fit
@@ -49,25 +51,19 @@ struct OptionParser: Sendable {
             options.quality = quality
         case "f", "format", "ext":
             let value = try one().lowercased()
-            guard let format = ProxyOptions.Format(rawValue: value == "jpg" ? "jpeg" : value) else {
-                throw .malformed("option '\(segment)': format is one of jpeg, png, webp, avif, gif, auto")
+            if value == "auto" {
+                options.format = .auto
+            } else if let format = ImageFormat(name: value), format.isEncodable {
+                options.format = .fixed(format)
+            } else {
+                let names = ImageFormat.encodable.map(\.rawValue) + ["auto"]
+                throw .malformed("option '\(segment)': format is one of \(names.joined(separator: ", "))")
             }
-            options.format = format
         case "dpr":
             guard let dpr = Double(try one()), dpr > 0, dpr <= 4 else {
                 throw .malformed("option '\(segment)': dpr is a number above 0 and at most 4")
             }
             options.dpr = dpr
-        case "bl", "blur":
-            guard let sigma = Double(try one()), sigma >= 0, sigma <= 100 else {
-                throw .malformed("option '\(segment)': blur is a sigma from 0 to 100")
-            }
-            options.blur = sigma
-        case "r", "round":
-            guard let radius = Int(try one()), radius >= 0, radius <= limits.maximumDimension else {
-                throw .malformed("option '\(segment)': round is a radius in pixels from 0 to \(limits.maximumDimension)")
-            }
-            options.cornerRadius = radius
         case "ff", "first-frame":
             let value = arguments.isEmpty ? "1" : try one().lowercased()
             guard let flag = ["1": true, "t": true, "true": true, "0": false, "f": false, "false": false][value] else {
@@ -82,7 +78,14 @@ struct OptionParser: Sendable {
                 for part in preset { try apply(part, to: &options, expandingPresets: false) }
             }
         default:
-            throw .malformed("unknown option '\(name)' in '\(segment)'")
+            guard let option = ProcessingOption.named(name) else { throw .malformed("unknown option '\(name)' in '\(segment)'") }
+            // Checked now, in CSS pixels, so a bad value is a 400 before anything is fetched.
+            do {
+                _ = try option.processor(.init(arguments, limits: limits))
+            } catch {
+                throw .malformed("option '\(segment)': \(error.description)")
+            }
+            options.processing[option.name] = arguments
         }
     }
 
@@ -106,7 +109,9 @@ struct OptionParser: Sendable {
         }
     }
 
-    private static let gravities: [String: ImageProcessors.Gravity] = [
+    private static let fits: [String: Fit] = ["fit": .fit, "fill": .fill, "crop": .crop]
+
+    private static let gravities: [String: Gravity] = [
         "ce": .centre, "centre": .centre, "center": .centre,
         "no": .top, "north": .top, "top": .top,
         "so": .bottom, "south": .bottom, "bottom": .bottom,

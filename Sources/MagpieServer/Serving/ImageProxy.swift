@@ -68,7 +68,7 @@ public final class ImageProxy: Sendable {
         threads = NIOThreadPool(numberOfThreads: max(1, configuration.processingSlots))
         threads.start()
         renderer = Renderer(decoder: pipelineConfiguration.decoder, threads: threads)
-        negotiation = FormatNegotiation(writesAVIF: AVIFSupport.isAvailable)
+        negotiation = FormatNegotiation()
         logger = configuration.logger
     }
 
@@ -137,7 +137,8 @@ public final class ImageProxy: Sendable {
     /// What a pending request needs done, from its URL and headers.
     fileprivate struct Work: Sendable {
         let source: URL
-        let options: ProxyOptions
+        let plan: RenderPlan
+        let format: ProxyOptions.Format?
         let accepted: FormatNegotiation.Accepted
         let quality: Int
         let key: ResultCache.Key
@@ -171,22 +172,18 @@ public final class ImageProxy: Sendable {
             let path = try ProxyPath(Self.pathOnly(request.path))
             try checkSignature(of: path)
             let options = try parser.parse(path.optionSegments)
+            let plan = try RenderPlan(options, limits: configuration.limits)
             if case .failure(let refusal) = Result(catching: { () throws(MagpieError) in try configuration.sources.check(path.source) }) {
                 throw ProxyURLError.forbidden(refusal.description)
             }
             let accepted = FormatNegotiation.Accepted(header: request.headers["accept"])
             let quality = options.quality ?? configuration.defaultQuality
-            let formatKey: String =
-                switch options.format {
-                case .auto: "auto:" + accepted.key
-                case let format?: format.rawValue
-                case nil: "source"
-                }
-            let sourceKey = pipeline.configuration.cacheKey(path.source)
-            let key = ResultCache.Key(source: sourceKey, variant: "\(options.canonical)|f:\(formatKey)|q:\(quality)")
+            let key = ResultCache.Key(
+                source: pipeline.configuration.cacheKey(path.source), plan: plan, format: options.format, accepted: accepted,
+                quality: quality)
             let work = Work(
-                source: path.source, options: options, accepted: accepted, quality: quality, key: key, varies: options.format == .auto,
-                cacheTag: Validators.cacheTag(for: path.source))
+                source: path.source, plan: plan, format: options.format, accepted: accepted, quality: quality, key: key,
+                varies: options.format == .auto, cacheTag: Validators.cacheTag(for: path.source))
             if let hit = results.memoryResult(for: key) {
                 metrics.cacheHit(.memory)
                 return .answered((success(hit, request: request, varies: work.varies, cacheTag: work.cacheTag), StageTimings(), "memory"))
@@ -225,9 +222,9 @@ public final class ImageProxy: Sendable {
             guard ImageFormat(sniffing: original.data) != .unknown else {
                 throw MagpieError.unsupportedFormat("the source is not a JPEG, PNG, GIF, WebP, HEIF or AVIF image")
             }
-            let (options, accepted, quality) = (work.options, work.accepted, work.quality)
+            let (plan, format, accepted, quality) = (work.plan, work.format, work.accepted, work.quality)
             let (task, joined) = self.work.task(for: key) { [self] _ throws(MagpieError) in
-                try await render(original, options: options, accepted: accepted, quality: quality, key: key, etag: etag)
+                try await render(original, plan: plan, format: format, accepted: accepted, quality: quality, key: key, etag: etag)
             }
             if joined { metrics.joined() }
             let outcome = try await task.value()
@@ -249,8 +246,8 @@ public final class ImageProxy: Sendable {
 
     /// The shared work for one result: wait for a slot, decode, process, encode, cache.
     private func render(
-        _ original: DataResponse, options: ProxyOptions, accepted: FormatNegotiation.Accepted, quality: Int, key: ResultCache.Key,
-        etag: String
+        _ original: DataResponse, plan: RenderPlan, format: ProxyOptions.Format?, accepted: FormatNegotiation.Accepted, quality: Int,
+        key: ResultCache.Key, etag: String
     ) async throws(MagpieError) -> RenderOutcome {
         var timings = StageTimings()
         let clock = ContinuousClock()
@@ -264,9 +261,8 @@ public final class ImageProxy: Sendable {
         guard case .admitted = entry else { return .queueFull }
         defer { admission.leave() }
         let limits = pipeline.configuration
-        let plan = RenderPlan(options)
         let decoding = DecodingOptions(
-            thumbnail: plan.thumbnail, maximumPixels: limits.maximumPixels, decodesAllFrames: !options.firstFrame,
+            thumbnail: plan.thumbnail, maximumPixels: limits.maximumPixels, decodesAllFrames: !plan.firstFrameOnly,
             maximumAnimationFrames: limits.maximumAnimationFrames, maximumAnimationPixels: limits.maximumAnimationPixels)
         // The pipeline's decode budget, shared with everything else the pipeline decodes.
         let decodeMemory = DecodeMemory.estimate(original.data, options: decoding)
@@ -281,7 +277,7 @@ public final class ImageProxy: Sendable {
         let sourceFormat = ImageFormat(sniffing: original.data)
         let negotiation = self.negotiation
         let output = try await renderer.render(original.data, decoding: decoding, processors: plan.processors, quality: quality) { image in
-            negotiation.format(for: options.format, accepted: accepted, image: image, source: sourceFormat)
+            negotiation.format(for: format, accepted: accepted, image: image, source: sourceFormat)
         }
         timings.merge(output.timings)
         let result = ProxyResult(

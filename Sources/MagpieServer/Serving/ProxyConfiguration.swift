@@ -21,7 +21,7 @@ public struct ProxyConfiguration: Sendable {
     /// Named option sets, `name` → `s:256:256/fit:fill`, used as `pr:name` in URLs.
     public var presets: [String: String] = [:]
     /// Caps on what a URL can ask for.
-    public var limits = ProxyLimits()
+    public var limits = ProcessingLimits()
     /// JPEG, WebP and AVIF quality when the URL gives none.
     public var defaultQuality = 80
     /// `Cache-Control: max-age` of images.

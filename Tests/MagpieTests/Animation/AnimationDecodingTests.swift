@@ -99,7 +99,7 @@ struct AnimationDecodingTests {
         #expect(image.frameCount == 380)
         #expect(image.width == 100 && image.height == 63)
         #expect(image.animation?.frameDelays.first == 360)
-        let filled = try decodeAll(bytes, thumbnail: .init(width: 64, height: 64, contentMode: .fill))
+        let filled = try decodeAll(bytes, thumbnail: .init(width: 64, height: 64, fit: .fill))
         #expect(filled.width == 64 && filled.height == 64 && filled.frameCount == 380)
     }
 

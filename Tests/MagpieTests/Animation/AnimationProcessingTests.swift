@@ -117,7 +117,7 @@ struct AnimationProcessingTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         var files: [URL] = []
-        for format in [EncodedFormat.webp, .gif] {
+        for format in [ImageFormat.webp, .gif] {
             let file = folder.appendingPathComponent("loop.\(format.fileExtension)")
             let bytes = try ImageEncoder().encode(animation, as: format)
             try Data(bytes).write(to: file)

@@ -10,7 +10,7 @@ struct CLIFixture {
     let directory: URL
 
     /// Served images: path → bytes. Sizes and formats differ so outputs can be told apart.
-    static let images: [(path: String, width: Int, height: Int, format: EncodedFormat)] = [
+    static let images: [(path: String, width: Int, height: Int, format: ImageFormat)] = [
         ("/photos/cat.jpg", 400, 300, .jpeg),
         ("/photos/tower.png", 300, 400, .png),
         ("/art/cat.webp", 200, 200, .webp),

@@ -56,7 +56,7 @@ struct ProcessCommandTests {
         ("blur:2,,grayscale", "--process step 2 '': the step is empty"),
         ("sharpen:1", "--process step 1 'sharpen:1': unknown step 'sharpen'"),
         ("crop:10x10:middle", "'middle' is not a gravity"),
-        ("resize:10x10:fit:top", "'top' is not fit, fill, exact, upscale or (after fill) a gravity"),
+        ("resize:10x10:fit:top", "'top' is not fit, fill, cover, exact, crop, upscale or (after fill or crop) a gravity"),
     ])
     func aBadStepIsNamed(_ list: String, _ message: String) async throws {
         try await withCLIFixture { fixture in

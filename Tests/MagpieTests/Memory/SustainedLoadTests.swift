@@ -60,7 +60,7 @@ struct SustainedLoadTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         for index in 0..<6 {
             let clip = TestImages.panningClip(width: 480, height: 270, frames: 40, seed: UInt32(index + 1))
-            let format: EncodedFormat = index.isMultiple(of: 2) ? .gif : .webp
+            let format: ImageFormat = index.isMultiple(of: 2) ? .gif : .webp
             try Data(try ImageEncoder(quality: 80).encode(clip, as: format)).write(to: folder.appendingPathComponent("clip-\(index).\(format.fileExtension)"))
         }
         let samples = try await Self.soak(loads: 240, concurrency: 4, box: nil, memoryCache: false, every: 12, folder: folder)

@@ -5,7 +5,7 @@ import Testing
 
 @Suite("Processed variants on disk")
 struct DiskVariantTests {
-    static let avatar: [any ImageProcessing] = [.resize(width: 64, height: 64, mode: .fill()), .roundedCorners(radius: 16)]
+    static let avatar: [any ImageProcessing] = [.resize(width: 64, height: 64, fit: .fill), .roundedCorners(radius: 16)]
 
     /// A second pipeline on the first one's disk cache, as after a restart.
     static func restarted(_ fixture: TestFixture, _ body: (ImagePipeline) async throws -> Void) async throws {

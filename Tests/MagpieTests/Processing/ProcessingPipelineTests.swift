@@ -52,7 +52,7 @@ struct ProcessingPipelineTests {
     @Test func aThumbnailDecodeFeedsTheResizeWithoutTheFullImage() async throws {
         try await withTestFixture { fixture in
             fixture.server.serve("/big.jpg", .image(try TestImages.texture(width: 1200, height: 800, format: .jpeg)))
-            let probe = CountingProcessor("test.probe", wrapping: ImageProcessors.Resize(width: 100, height: 100, mode: .fill()))
+            let probe = CountingProcessor("test.probe", wrapping: ImageProcessors.Resize(width: 100, height: 100, fit: .fill))
             let request = ImageRequest(
                 url: fixture.server.url("/big.jpg"), thumbnail: .init(width: 300, height: 300), processors: [probe])
             let image = try await fixture.pipeline.image(for: request).image

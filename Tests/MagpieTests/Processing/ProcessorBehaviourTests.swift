@@ -34,12 +34,16 @@ struct ProcessorBehaviourTests {
 
     @Test func resizeModes() throws {
         let image = TestImages.pixels(width: 400, height: 200)
-        let fit = try ImageProcessors.Resize(width: 100, height: 100, mode: .fit).process(image)
+        let fit = try ImageProcessors.Resize(width: 100, height: 100, fit: .fit).process(image)
         #expect((fit.width, fit.height) == (100, 50))
-        let fill = try ImageProcessors.Resize(width: 100, height: 100, mode: .fill()).process(image)
+        let fill = try ImageProcessors.Resize(width: 100, height: 100, fit: .fill).process(image)
         #expect((fill.width, fill.height) == (100, 100))
-        let exact = try ImageProcessors.Resize(width: 120, height: 30, mode: .exact).process(image)
+        let exact = try ImageProcessors.Resize(width: 120, height: 30, fit: .exact).process(image)
         #expect((exact.width, exact.height) == (120, 30))
+        let cover = try ImageProcessors.Resize(width: 100, height: 100, fit: .cover).process(image)
+        #expect((cover.width, cover.height) == (200, 100))
+        let crop = try ImageProcessors.Resize(width: 100, height: 100, fit: .crop, gravity: .right).process(image)
+        #expect(crop.pixels == (try ImageProcessors.Crop(.rectangle(x: 300, y: 50, width: 100, height: 100)).process(image)).pixels)
     }
 
     @Test func fillKeepsTheSideItsGravityNames() throws {
@@ -54,14 +58,14 @@ struct ProcessorBehaviourTests {
             }
         }
         let image = DecodedImage(width: 400, height: 100, pixels: pixels)
-        let left = try ImageProcessors.Resize(width: 50, height: 50, mode: .fill(.left)).process(image)
-        let right = try ImageProcessors.Resize(width: 50, height: 50, mode: .fill(.right)).process(image)
+        let left = try ImageProcessors.Resize(width: 50, height: 50, fit: .fill, gravity: .left).process(image)
+        let right = try ImageProcessors.Resize(width: 50, height: 50, fit: .fill, gravity: .right).process(image)
         #expect(left.pixel(x: 25, y: 25).red > 200 && left.pixel(x: 25, y: 25).blue < 50)
         #expect(right.pixel(x: 25, y: 25).blue > 200 && right.pixel(x: 25, y: 25).red < 50)
     }
 
-    @Test(arguments: [ImageProcessors.Gravity.attention, .entropy])
-    func smartCropsFindTheDetail(_ gravity: ImageProcessors.Gravity) throws {
+    @Test(arguments: [Gravity.attention, .entropy])
+    func smartCropsFindTheDetail(_ gravity: Gravity) throws {
         let image = Self.imageWithPatch(width: 600, height: 400, patchAt: 470, 280, size: 100)
         let cropped = try ImageProcessors.Crop(.gravity(gravity, width: 200, height: 200)).process(image)
         #expect((cropped.width, cropped.height) == (200, 200))
@@ -107,8 +111,8 @@ struct ProcessorBehaviourTests {
     @Test func identifiersNameEveryParameter() {
         let identifiers = [
             ImageProcessors.Resize(width: 10, height: 20).identifier,
-            ImageProcessors.Resize(width: 10, height: 20, mode: .fill()).identifier,
-            ImageProcessors.Resize(width: 10, height: 20, mode: .fill(.top)).identifier,
+            ImageProcessors.Resize(width: 10, height: 20, fit: .fill).identifier,
+            ImageProcessors.Resize(width: 10, height: 20, fit: .fill, gravity: .top).identifier,
             ImageProcessors.Resize(width: 10, height: 20, upscale: true).identifier,
             ImageProcessors.Crop(.gravity(.centre, width: 10, height: 20)).identifier,
             ImageProcessors.Crop(.rectangle(x: 0, y: 0, width: 10, height: 20)).identifier,

@@ -53,20 +53,21 @@ struct ScaleOnLoadTests {
     /// up to this.
     static func scaleAllowed(_ resize: ImageProcessors.Resize, _ whole: DecodedImage) -> Double {
         var horizontal = Double(resize.width) / Double(whole.width), vertical = Double(resize.height) / Double(whole.height)
-        switch resize.mode {
+        switch resize.fit {
         case .fit: (horizontal, vertical) = (min(horizontal, vertical), min(horizontal, vertical))
-        case .fill: (horizontal, vertical) = (max(horizontal, vertical), max(horizontal, vertical))
+        case .fill, .cover: (horizontal, vertical) = (max(horizontal, vertical), max(horizontal, vertical))
         case .exact: break
+        case .crop: return 1
         }
         return min(1 / (2 * horizontal), 1 / (2 * vertical))
     }
 
-    @Test(arguments: [ImageProcessors.Resize.Mode.fit, .fill(), .exact])
-    func aReducedDecodeResizesLikeTheWholeImage(_ mode: ImageProcessors.Resize.Mode) throws {
+    @Test(arguments: Fit.allCases)
+    func aReducedDecodeResizesLikeTheWholeImage(_ fit: Fit) throws {
         for source in try Self.sources() {
             let whole = try Self.decoder.decode(source.bytes, options: DecodingOptions(maximumPixels: Self.limit))
             #expect(whole.fullSize == nil)
-            for resize in [ImageProcessors.Resize(width: 300, height: 300, mode: mode), .init(width: 500, height: 180, mode: mode)] {
+            for resize in [ImageProcessors.Resize(width: 300, height: 300, fit: fit), .init(width: 500, height: 180, fit: fit)] {
                 let reduced = try Self.decoder.decode(source.bytes, options: DecodingOptions(maximumPixels: Self.limit, resizeFirst: resize))
                 let expected = try resize.process(whole)
                 let actual = try resize.process(reduced)

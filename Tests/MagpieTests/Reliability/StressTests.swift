@@ -90,7 +90,7 @@ struct StressTests {
             ("crop", [.crop(width: 255, height: 4, gravity: .left)], false),
             ("crop, grey", [.crop(width: 255, height: 4, gravity: .left), .grayscale], false),
             ("crop, blur", [.crop(width: 255, height: 4, gravity: .left), .blur(sigma: 1)], false),
-            ("half", [.resize(width: 1000, height: 2, mode: .fit)], true),
+            ("half", [.resize(width: 1000, height: 2, fit: .fit)], true),
         ]
         try await withTestFixture(configure: { configuration in
             configuration.memoryCache = ImageCache.Limits(totalCost: 200 * 1024)

@@ -66,7 +66,7 @@ struct AdmissionTests {
         #expect(DecodeMemory.estimate(progressive, options: options) == coefficients + 1000 * 800 * 4)
         options.thumbnail = .init(width: 100, height: 100)
         #expect(DecodeMemory.estimate(progressive, options: options) == coefficients + 100 * 80 * 4)
-        options.thumbnail = .init(width: 100, height: 100, contentMode: .fill)
+        options.thumbnail = .init(width: 100, height: 100, fit: .fill)
         #expect(DecodeMemory.estimate(progressive, options: options) == coefficients + 125 * 100 * 4)
         // Over the pixel limit nothing is allocated: the decode is refused first.
         options.maximumPixels = 500_000

@@ -7,15 +7,55 @@ import Testing
 /// Reading proxy URLs: options, presets, sources, and the 400 messages for malformed ones.
 @Suite("Proxy URLs")
 struct ProxyURLTests {
-    static let parser = OptionParser(presets: ["thumb": ["s:256:256", "fit:fill", "q:70"], "sharp": ["q:95"]], limits: ProxyLimits())
+    static let parser = OptionParser(presets: ["thumb": ["s:256:256", "fit:fill", "q:70"], "sharp": ["q:95"]], limits: ProcessingLimits())
 
     @Test func optionsInShortAndLongForms() throws {
         let short = try Self.parser.parse(["s:300:200", "fit:fill", "g:sm", "q:70", "f:webp", "dpr:2", "bl:1.5", "r:8", "ff:1"])
         let long = try Self.parser.parse(["width:300", "height:200", "fit:fill", "gravity:smart", "quality:70", "format:webp", "dpr:2", "blur:1.5", "round:8", "first-frame:true"])
         #expect(short == long)
         #expect(short.pixelWidth == 600 && short.pixelHeight == 400)
-        #expect(short.gravity == .attention && short.format == .webp && short.firstFrame)
-        #expect(short.canonical == "s:600:400/fit:fill/g:attention/q:70/blur:3.0/r:16/ff")
+        #expect(short.gravity == .attention && short.format == .fixed(.webp) && short.firstFrame)
+        let plan = try RenderPlan(short, limits: ProcessingLimits())
+        #expect(plan.thumbnail == .init(width: 600, height: 400, fit: .cover) && plan.firstFrameOnly)
+        #expect(plan.processors.map(\.identifier) == [
+            ImageProcessors.Resize(width: 600, height: 400, fit: .fill, gravity: .attention).identifier,
+            ImageProcessors.GaussianBlur(sigma: 3).identifier, ImageProcessors.RoundedCorners(radius: 16).identifier,
+        ])
+    }
+
+    static func key(_ segments: [String], accept: String? = nil) throws -> ResultCache.Key {
+        let options = try parser.parse(segments)
+        return ResultCache.Key(
+            source: "https://example.com/a.jpg", plan: try RenderPlan(options, limits: ProcessingLimits()), format: options.format,
+            accepted: .init(header: accept), quality: options.quality ?? 80)
+    }
+
+    /// Every option changes the result's cache key: the key is derived from the processors and
+    /// the encoding, so an option cannot be forgotten in it and serve one request's image to another.
+    static let changes = [
+        ["s:300:100"], ["w:300"], ["h:150"], ["fit:crop"], ["g:north"], ["q:70"], ["f:png"], ["f:auto"], ["dpr:2"], ["bl:2"], ["r:8"],
+        ["ff:1"], ["circle:1"], ["grayscale:1"], ["bl:0"], ["r:0"],
+    ]
+
+    @Test(arguments: changes)
+    func everyOptionChangesTheKey(_ change: [String]) throws {
+        let base = ["s:200:100", "fit:fill", "g:centre", "q:80", "f:webp", "bl:1", "r:4"]
+        #expect(try Self.key(base + change) != Self.key(base), "\(change)")
+        #expect(try Self.key(base + change) == Self.key(base + change), "\(change): the same options, the same key")
+    }
+
+    @Test func theChangesCoverEveryProcessingOption() {
+        let changed = Set(Self.changes.map { String($0[0].prefix { $0 != ":" }) })
+        for option in ProcessingOption.all {
+            #expect(!changed.isDisjoint(with: option.names), "\(option.name) is not among the changes")
+        }
+    }
+
+    @Test func urlsAskingForTheSameShareAKeyAndAcceptMattersOnlyForAuto() throws {
+        #expect(try Self.key(["s:200:100", "dpr:2"]) == Self.key(["s:400:200"]))
+        #expect(try Self.key(["w:200", "bl:1.5", "r:4"]) == Self.key(["r:4", "blur:1.5", "width:200", "g:north"]), "gravity does nothing to a fit")
+        #expect(try Self.key(["f:webp"], accept: "image/avif") == Self.key(["f:webp"]))
+        #expect(try Self.key(["f:auto"], accept: "image/avif") != Self.key(["f:auto"], accept: "image/webp"))
     }
 
     @Test func presetsExpandInPlaceAndLaterOptionsWin() throws {

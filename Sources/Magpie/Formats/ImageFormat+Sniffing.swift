@@ -1,0 +1,42 @@
+extension ImageFormat {
+    /// The format the leading bytes announce, or ``unknown``. Only the signature is checked;
+    /// it tells an image from an HTML error page before anything is cached. A HEIF file is
+    /// AVIF or HEIC by the brands of its `ftyp` box, as the decoder tells them apart.
+    public init(sniffing bytes: some Collection<UInt8>) {
+        let head = Array(bytes.prefix(64))
+        func starts(_ signature: [UInt8], at offset: Int = 0) -> Bool {
+            head.count >= offset + signature.count && Array(head[offset..<(offset + signature.count)]) == signature
+        }
+        if starts([0xFF, 0xD8, 0xFF]) {
+            self = .jpeg
+        } else if starts([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) {
+            self = .png
+        } else if starts(Array("GIF87a".utf8)) || starts(Array("GIF89a".utf8)) {
+            self = .gif
+        } else if starts(Array("RIFF".utf8)) && starts(Array("WEBP".utf8), at: 8) {
+            self = .webp
+        } else if starts(Array("ftyp".utf8), at: 4) {
+            self = Self.heifFamily(brands: Self.brands(inFileTypeBox: head))
+        } else {
+            self = .unknown
+        }
+    }
+
+    /// The major brand, then the compatible brands that fit in `head`.
+    private static func brands(inFileTypeBox head: [UInt8]) -> [String] {
+        guard head.count >= 12 else { return [] }
+        let boxSize = head[0..<4].reduce(0) { $0 << 8 | Int($1) }
+        let end = min(head.count, max(12, boxSize))
+        let brandOffsets = [8] + Array(stride(from: 16, to: end - 3, by: 4))
+        return brandOffsets.map { String(decoding: head[$0..<($0 + 4)], as: UTF8.self) }
+    }
+
+    private static func heifFamily(brands: [String]) -> ImageFormat {
+        let brands = Set(brands)
+        if !brands.isDisjoint(with: ["avif", "avis"]) { return .avif }
+        if !brands.isDisjoint(with: ["heic", "heix", "heim", "heis", "hevc", "hevx"]) { return .heif }
+        // Generic HEIF brands alone: the decoder treats the file as AVIF too.
+        if !brands.isDisjoint(with: ["mif1", "msf1"]) { return .avif }
+        return .unknown
+    }
+}

@@ -1,0 +1,92 @@
+import CMagpieVips
+
+/// The image formats Magpie knows, and everything it knows about each: how to recognise their
+/// bytes (``init(sniffing:)``), their media type and file extensions, and whether Magpie
+/// decodes, writes and animates them. The encoder, the command line and the proxy's format
+/// negotiation all ask this type, so adding a format means adding it here and to the C shim.
+public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
+    case jpeg, png, webp
+    /// AV1-coded HEIF.
+    case avif
+    case gif
+    /// HEVC-coded HEIF (HEIC, as phones write it).
+    case heif
+    /// Bytes in no format Magpie recognises.
+    case unknown
+
+    /// What is true of one format.
+    private struct Traits {
+        var mediaType: String
+        /// The usual extension first.
+        var fileExtensions: [String]
+        var decodes = true
+        var encodes = true
+        var animates = false
+        var keepsAlpha = true
+        var shimCode: magpie_format
+    }
+
+    private var traits: Traits {
+        switch self {
+        case .jpeg: Traits(mediaType: "image/jpeg", fileExtensions: ["jpg", "jpeg"], keepsAlpha: false, shimCode: MAGPIE_FORMAT_JPEG)
+        case .png: Traits(mediaType: "image/png", fileExtensions: ["png"], shimCode: MAGPIE_FORMAT_PNG)
+        case .webp: Traits(mediaType: "image/webp", fileExtensions: ["webp"], animates: true, shimCode: MAGPIE_FORMAT_WEBP)
+        case .avif: Traits(mediaType: "image/avif", fileExtensions: ["avif"], shimCode: MAGPIE_FORMAT_AVIF)
+        case .gif: Traits(mediaType: "image/gif", fileExtensions: ["gif"], animates: true, shimCode: MAGPIE_FORMAT_GIF)
+        // Writing HEVC needs an encoder no Magpie install ships.
+        case .heif: Traits(mediaType: "image/heic", fileExtensions: ["heic", "heif"], encodes: false, shimCode: MAGPIE_FORMAT_HEIF)
+        case .unknown:
+            Traits(
+                mediaType: "application/octet-stream", fileExtensions: ["bin"], decodes: false, encodes: false, keepsAlpha: false,
+                shimCode: MAGPIE_FORMAT_UNKNOWN)
+        }
+    }
+
+    /// The media type of its bytes, for `Content-Type`.
+    public var mediaType: String { traits.mediaType }
+    /// The file name extensions it goes by, the usual one first.
+    public var fileExtensions: [String] { traits.fileExtensions }
+    /// The usual file name extension.
+    public var fileExtension: String { traits.fileExtensions[0] }
+    /// Whether ``VipsDecoder`` reads it.
+    public var isDecodable: Bool { traits.decodes }
+    /// Whether ``ImageEncoder`` writes it. AVIF also needs an AV1 encoder in libvips' libheif:
+    /// see ``isEncoderAvailable``.
+    public var isEncodable: Bool { traits.encodes }
+    /// Whether Magpie decodes and writes its animations frame by frame; other formats are
+    /// read as their first frame and written as stills.
+    public var isAnimatable: Bool { traits.animates }
+    /// Whether it holds transparency; JPEG's pixels are flattened onto black.
+    public var keepsAlpha: Bool { traits.keepsAlpha }
+    /// The formats ``ImageEncoder`` writes.
+    public static var encodable: [ImageFormat] { allCases.filter(\.isEncodable) }
+
+    /// Whether this machine's libvips writes it now: AVIF needs libheif built with an AV1
+    /// encoder, checked once by encoding a tiny image.
+    public var isEncoderAvailable: Bool {
+        guard isEncodable else { return false }
+        return self == .avif ? Self.writesAVIF : true
+    }
+
+    private static let writesAVIF: Bool = {
+        let pixel = DecodedImage(width: 16, height: 16, pixels: [UInt8](repeating: 200, count: 16 * 16 * 4))
+        return (try? ImageEncoder(quality: 50).encode(pixel, as: .avif)).map { !$0.isEmpty } ?? false
+    }()
+
+    /// The format a name or file extension stands for (`jpg`, `JPEG`, `heic`...); `nil` for
+    /// anything else.
+    public init?(name: String) {
+        let lowered = name.lowercased()
+        guard let format = Self.allCases.first(where: { $0 != .unknown && ($0.rawValue == lowered || $0.fileExtensions.contains(lowered)) })
+        else { return nil }
+        self = format
+    }
+
+    /// The C shim's code for it.
+    var shimCode: magpie_format { traits.shimCode }
+
+    /// The format the C shim names.
+    init(shimCode: magpie_format) {
+        self = Self.allCases.first { $0.shimCode == shimCode } ?? .unknown
+    }
+}
