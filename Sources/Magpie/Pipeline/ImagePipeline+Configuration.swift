@@ -12,6 +12,9 @@ extension ImagePipeline {
         public var downloadOrder = DownloadOrder.fifo
         /// Memory cache limits; `nil` turns the memory cache off.
         public var memoryCache: ImageCache.Limits? = .default
+        /// The memory cache itself, used instead of the ``ImageCache`` made from ``memoryCache``:
+        /// your own ``ImageCaching``, or one cache shared by several pipelines.
+        public var imageCache: (any ImageCaching)?
         /// Limits glibc's malloc to two arenas for the whole process (once, when the first
         /// pipeline is created, unless `MALLOC_ARENA_MAX` is set), so freed bodies and bitmaps
         /// are reused instead of piling up in per-thread arenas: without it, resident memory
@@ -24,6 +27,9 @@ extension ImagePipeline {
         public var memoryPressure: (any MemoryPressureSource)? = SystemMemoryPressure()
         /// Disk cache location and limits; `nil` turns the disk cache off.
         public var diskCache: DataCache.Configuration? = .init()
+        /// The store of originals and variants itself, used instead of the ``DataCache`` made
+        /// from ``diskCache``: your own ``DataCaching`` (object storage, a shared cache...).
+        public var dataCache: (any DataCaching)?
         /// What the disk cache keeps: original bytes (the default), encoded processed variants,
         /// or both. A request can ask for another policy (``ImageRequest/diskCachePolicy``).
         public var diskCachePolicy = DiskCachePolicy.originals

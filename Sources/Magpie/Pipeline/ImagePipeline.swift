@@ -19,9 +19,9 @@ public final class ImagePipeline: Sendable {
     /// The configuration the pipeline was created with.
     public let configuration: Configuration
     /// Decoded images, read synchronously; `nil` when turned off.
-    public let memoryCache: ImageCache?
-    /// Original bytes on disk; `nil` when turned off.
-    public let dataCache: DataCache?
+    public let memoryCache: (any ImageCaching)?
+    /// Original bytes and encoded variants (on disk by default); `nil` when turned off.
+    public let dataCache: (any DataCaching)?
 
     private let clients: OutboundClients
     private let context: PipelineContext
@@ -43,10 +43,10 @@ public final class ImagePipeline: Sendable {
     public init(configuration: Configuration = Configuration()) {
         if configuration.limitsMallocArenas { _ = MallocArenas.limit }
         self.configuration = configuration
-        memoryCache = configuration.memoryCache.map { ImageCache(limits: $0, now: configuration.clock) }
-        dataCache = configuration.diskCache.map {
-            DataCache(configuration: $0, logger: configuration.logger, now: configuration.wallClock)
-        }
+        memoryCache = configuration.imageCache ?? configuration.memoryCache.map { ImageCache(limits: $0, now: configuration.clock) }
+        dataCache =
+            configuration.dataCache
+            ?? configuration.diskCache.map { DataCache(configuration: $0, logger: configuration.logger, now: configuration.wallClock) }
         clients = OutboundClients(configuration: configuration)
         var schemes: Set = ["http", "https"]
         if configuration.allowsFileURLs { schemes.insert("file") }

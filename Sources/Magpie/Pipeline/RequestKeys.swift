@@ -35,7 +35,7 @@ struct RequestKeys: Sendable {
         assert(image == Self.memoryKey(for: request, cacheKey: configuration.cacheKey))
         variant = Self.variantName(thumbnail: request.thumbnail, processors: processors, firstFrameOnly: firstFrameOnly)
         let policy = request.diskCachePolicy ?? configuration.diskCachePolicy
-        let onDisk = configuration.diskCache != nil && !request.options.contains(.memoryCacheOnly)
+        let onDisk = (configuration.dataCache != nil || configuration.diskCache != nil) && !request.options.contains(.memoryCacheOnly)
         keepsOriginal = onDisk && (policy.keepsOriginals || variant == nil)
         keepsVariant = onDisk && policy.keepsVariants && variant != nil
         sources = SourceRules(configuration.sourcePolicy, request: request.sourcePolicy)

@@ -2,8 +2,8 @@
 /// the one recorder all counting goes through.
 struct PipelineContext: Sendable {
     let configuration: ImagePipeline.Configuration
-    let memoryCache: ImageCache?
-    let dataCache: DataCache?
+    let memoryCache: (any ImageCaching)?
+    let dataCache: (any DataCaching)?
     let loader: DataLoader
     let scheduler: DownloadScheduler
     let decodingPool: DecodingPool

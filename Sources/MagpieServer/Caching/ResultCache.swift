@@ -39,11 +39,11 @@ final class ResultCache: Sendable {
 
     private let memory = NIOLockedValueBox(LRUStore<Key, ProxyResult>())
     private let memoryLimit: Int
-    private let disk: DataCache?
+    private let disk: (any DataCaching)?
     private let timeToLive: Duration
     private let now: @Sendable () -> Date
 
-    init(memoryLimit: Int, disk: DataCache?, timeToLive: Duration, now: @escaping @Sendable () -> Date) {
+    init(memoryLimit: Int, disk: (any DataCaching)?, timeToLive: Duration, now: @escaping @Sendable () -> Date) {
         self.memoryLimit = memoryLimit
         self.disk = disk
         self.timeToLive = timeToLive

@@ -3,6 +3,8 @@ import Foundation
 import MagpieTesting
 import Testing
 
+/// Every test runs on the pipeline's default stores and on stores injected through the
+/// configuration (``CacheStores``): the behaviour belongs to the pipeline, not to the files.
 @Suite("Processed variants on disk")
 struct DiskVariantTests {
     static let avatar: [any ImageProcessing] = [.resize(width: 64, height: 64, fit: .fill), .roundedCorners(radius: 16)]
@@ -10,11 +12,15 @@ struct DiskVariantTests {
     /// A second pipeline on the first one's disk cache, as after a restart.
     static func restarted(_ fixture: TestFixture, _ body: (ImagePipeline) async throws -> Void) async throws {
         await fixture.pipeline.dataCache?.flush()
-        try await withImagePipeline(configuration: fixture.pipeline.configuration) { try await body($0) }
+        var configuration = fixture.pipeline.configuration
+        // A restart keeps what was stored, not what was in memory.
+        configuration.imageCache = nil
+        try await withImagePipeline(configuration: configuration) { try await body($0) }
     }
 
-    @Test func aVariantIsFoundWithoutTheOriginalAndKeepsItsTransparency() async throws {
-        try await withTestFixture(configure: { $0.diskCachePolicy = .variants }) { fixture in
+    @Test(arguments: CacheStores.allCases)
+    func aVariantIsFoundWithoutTheOriginalAndKeepsItsTransparency(stores: CacheStores) async throws {
+        try await withTestFixture(configure: { stores.apply(to: &$0); $0.diskCachePolicy = .variants }) { fixture in
             fixture.server.serve("/a.jpg", .image(try TestImages.texture(width: 640, height: 480, format: .jpeg)))
             let url = fixture.server.url("/a.jpg")
             let probe = CountingProcessor("test.probe")
@@ -40,8 +46,9 @@ struct DiskVariantTests {
         }
     }
 
-    @Test func anOpaqueVariantIsStoredAsJPEG() async throws {
-        try await withTestFixture(configure: { $0.diskCachePolicy = .originalsAndVariants }) { fixture in
+    @Test(arguments: CacheStores.allCases)
+    func anOpaqueVariantIsStoredAsJPEG(stores: CacheStores) async throws {
+        try await withTestFixture(configure: { stores.apply(to: &$0); $0.diskCachePolicy = .originalsAndVariants }) { fixture in
             fixture.server.serve("/o.png", .image(try TestImages.texture(width: 300, height: 200, format: .png)))
             let url = fixture.server.url("/o.png")
             let request = ImageRequest(url: url, processors: [.resize(width: 30, height: 30)])
@@ -54,8 +61,9 @@ struct DiskVariantTests {
         }
     }
 
-    @Test func theDefaultPolicyKeepsOriginalsOnly() async throws {
-        try await withTestFixture { fixture in
+    @Test(arguments: CacheStores.allCases)
+    func theDefaultPolicyKeepsOriginalsOnly(stores: CacheStores) async throws {
+        try await withTestFixture(configure: { stores.apply(to: &$0) }) { fixture in
             fixture.server.serve("/d.png", .image(try TestImages.texture(width: 100, height: 100, format: .png)))
             _ = try await fixture.pipeline.image(for: ImageRequest(url: fixture.server.url("/d.png"), processors: [.blur(sigma: 1)]))
             await fixture.pipeline.dataCache?.flush()
@@ -70,8 +78,9 @@ struct DiskVariantTests {
         }
     }
 
-    @Test func removingAURLRemovesItsVariants() async throws {
-        try await withTestFixture(configure: { $0.diskCachePolicy = .originalsAndVariants }) { fixture in
+    @Test(arguments: CacheStores.allCases)
+    func removingAURLRemovesItsVariants(stores: CacheStores) async throws {
+        try await withTestFixture(configure: { stores.apply(to: &$0); $0.diskCachePolicy = .originalsAndVariants }) { fixture in
             fixture.server.serve("/r.png", .image(try TestImages.texture(width: 100, height: 100, format: .png)))
             fixture.server.serve("/other.png", .image(try TestImages.texture(width: 100, height: 100, format: .png)))
             let url = fixture.server.url("/r.png")
@@ -85,8 +94,9 @@ struct DiskVariantTests {
         }
     }
 
-    @Test func newBytesFromTheServerRetireTheVariants() async throws {
-        try await withTestFixture(configure: { $0.diskCachePolicy = .originalsAndVariants }) { fixture in
+    @Test(arguments: CacheStores.allCases)
+    func newBytesFromTheServerRetireTheVariants(stores: CacheStores) async throws {
+        try await withTestFixture(configure: { stores.apply(to: &$0); $0.diskCachePolicy = .originalsAndVariants }) { fixture in
             let red = DecodedImage(width: 8, height: 8, pixels: [UInt8](repeating: 0, count: 256).enumerated().map { $0.offset % 4 == 0 || $0.offset % 4 == 3 ? 255 : 0 })
             let blue = DecodedImage(width: 8, height: 8, pixels: [UInt8](repeating: 0, count: 256).enumerated().map { $0.offset % 4 == 2 || $0.offset % 4 == 3 ? 255 : 0 })
             fixture.server.serve("/v.png", ServedRoute(body: try ImageEncoder().encode(red, as: .png), contentType: "image/png", etag: "\"red\""))
@@ -109,8 +119,9 @@ struct DiskVariantTests {
         }
     }
 
-    @Test func refreshingAnEntryWithoutValidatorsDownloadsAgain() async throws {
-        try await withTestFixture { fixture in
+    @Test(arguments: CacheStores.allCases)
+    func refreshingAnEntryWithoutValidatorsDownloadsAgain(stores: CacheStores) async throws {
+        try await withTestFixture(configure: { stores.apply(to: &$0) }) { fixture in
             fixture.server.serve("/n.png", .image(try TestImages.texture(width: 16, height: 16, format: .png)))
             let url = fixture.server.url("/n.png")
             _ = try await fixture.pipeline.image(for: url)
@@ -121,9 +132,10 @@ struct DiskVariantTests {
         }
     }
 
-    @Test func theDemoWarmRowCase() async throws {
+    @Test(arguments: CacheStores.allCases)
+    func theDemoWarmRowCase(stores: CacheStores) async throws {
         // Thumbnails only (no processors) are variants too: a warm start decodes 256 px files.
-        try await withTestFixture(configure: { $0.diskCachePolicy = .originalsAndVariants }) { fixture in
+        try await withTestFixture(configure: { stores.apply(to: &$0); $0.diskCachePolicy = .originalsAndVariants }) { fixture in
             fixture.server.serve("/t.jpg", .image(try TestImages.texture(width: 800, height: 600, format: .jpeg)))
             let request = ImageRequest(url: fixture.server.url("/t.jpg"), thumbnail: .init(width: 256, height: 256))
             _ = try await fixture.pipeline.image(for: request)

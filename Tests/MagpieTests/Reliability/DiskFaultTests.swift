@@ -121,7 +121,7 @@ struct DiskFaultTests {
                     #expect(try await fixture.pipeline.image(for: ImageRequest(url: url)).image.width == 100)
                     await fixture.pipeline.dataCache?.flush()
                 }
-                let cache = try #require(fixture.pipeline.dataCache)
+                let cache = try #require(fixture.pipeline.dataCache as? DataCache)
                 let disk = Self.filesOnDisk(directory)
                 #expect(Self.diskErrors(recorder).count == 1, "\(Self.diskErrors(recorder).map(\.message))")
                 #expect(disk.count > 0, "the cache keeps what fits")
@@ -138,7 +138,7 @@ struct DiskFaultTests {
         let recorder = LogRecorder()
         try await withTestFixture(configure: { $0.logger = recorder.logger(label: "magpie") }) { fixture in
             let urls = try Self.serveImages(fixture, count: 6)
-            let cache = try #require(fixture.pipeline.dataCache)
+            let cache = try #require(fixture.pipeline.dataCache as? DataCache)
             let directory = cache.configuration.directory
             for url in urls.prefix(3) { _ = try await fixture.pipeline.image(for: url) }
             await cache.flush()
@@ -164,7 +164,7 @@ struct DiskFaultTests {
         try await withTestFixture { fixture in
             let url = try #require(try Self.serveImages(fixture, count: 1).first)
             _ = try await fixture.pipeline.image(for: url)
-            let cache = try #require(fixture.pipeline.dataCache)
+            let cache = try #require(fixture.pipeline.dataCache as? DataCache)
             await cache.flush()
             let file = cache.fileURL(for: url.absoluteString)
             var bytes = Array(try Data(contentsOf: file))
