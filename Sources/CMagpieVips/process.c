@@ -189,6 +189,23 @@ static int grayscale(VipsImage *rgba, VipsImage **out) {
     return failed ? -1 : 0;
 }
 
+// libvips' sharpen works on lightness alone (in LabS) and gives back sRGB; transparency is kept
+// as it was.
+static int sharpen(VipsImage *rgba, double sigma, VipsImage **out) {
+    VipsImage *rgb = NULL, *alpha = NULL, *sharp = NULL, *bytes = NULL;
+    int failed = vips_extract_band(rgba, &rgb, 0, "n", 3, NULL) || vips_extract_band(rgba, &alpha, 3, NULL) ||
+                 vips_sharpen(rgb, &sharp, "sigma", sigma, NULL) || vips_cast_uchar(sharp, &bytes, NULL);
+    if (!failed) {
+        VipsImage *bands[2] = {bytes, alpha};
+        failed = vips_bandjoin(bands, out, 2, NULL);
+    }
+    if (rgb) g_object_unref(rgb);
+    if (alpha) g_object_unref(alpha);
+    if (sharp) g_object_unref(sharp);
+    if (bytes) g_object_unref(bytes);
+    return failed ? -1 : 0;
+}
+
 int magpie_run_operation(VipsImage *rgba, int opaque, const magpie_process_options *options, magpie_crop_box *box,
                          VipsImage **out, char *error, size_t error_length) {
     switch (options->operation) {
@@ -211,6 +228,12 @@ int magpie_run_operation(VipsImage *rgba, int opaque, const magpie_process_optio
         }
         return blur(rgba, opaque, options->sigma, out);
     case MAGPIE_OPERATION_GRAYSCALE: return grayscale(rgba, out);
+    case MAGPIE_OPERATION_SHARPEN:
+        if (!(options->sigma > 0 && options->sigma <= 10)) {
+            magpie_set_error(error, error_length, "sigma must be above 0 and at most 10");
+            return 1;
+        }
+        return sharpen(rgba, options->sigma, out);
     default:
         magpie_set_error(error, error_length, "unknown operation");
         return 1;

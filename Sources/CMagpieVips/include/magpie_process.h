@@ -17,6 +17,7 @@ typedef enum {
     MAGPIE_OPERATION_CROP = 1,
     MAGPIE_OPERATION_BLUR = 2,
     MAGPIE_OPERATION_GRAYSCALE = 3,
+    MAGPIE_OPERATION_SHARPEN = 4,
 } magpie_operation;
 
 typedef struct {
@@ -38,7 +39,7 @@ typedef struct {
     int y;
     int gravity_crop;
     magpie_gravity gravity;
-    /// Blur: the Gaussian's standard deviation in pixels.
+    /// Blur: the Gaussian's standard deviation in pixels. Sharpen: the radius of its mask.
     double sigma;
 } magpie_process_options;
 

@@ -54,7 +54,8 @@ struct ProcessCommandTests {
         ("resize:64x64,round:x", "--process step 2 'round:x': give the corner radius in pixels"),
         ("resize:64", "--process step 1 'resize:64': give the box as WIDTHxHEIGHT"),
         ("blur:2,,grayscale", "--process step 2 '': the step is empty"),
-        ("sharpen:1", "--process step 1 'sharpen:1': unknown step 'sharpen'"),
+        ("emboss:1", "--process step 1 'emboss:1': unknown step 'emboss'"),
+        ("sharpen:11", "--process step 1 'sharpen:11': sharpen takes a sigma in pixels from 0 (none) to 10"),
         ("crop:10x10:middle", "'middle' is not a gravity"),
         ("resize:10x10:fit:top", "'top' is not fit, fill, cover, exact, crop, upscale or (after fill or crop) a gravity"),
     ])

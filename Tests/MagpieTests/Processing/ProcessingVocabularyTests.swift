@@ -15,10 +15,11 @@ struct ProcessingVocabularyTests {
     }
 
     @Test func bothSyntaxesMakeTheSameProcessors() throws {
-        let fromCommandLine = try ProcessingList.parse("blur:2,round:8,circle,grayscale").map(\.identifier)
-        #expect(fromCommandLine == (try Self.proxyProcessors(["bl:2", "r:8", "circle:1", "grayscale:1"])))
+        let fromCommandLine = try ProcessingList.parse("blur:2,sharpen:0.5,round:8,circle,grayscale").map(\.identifier)
+        #expect(fromCommandLine == (try Self.proxyProcessors(["bl:2", "sh:0.5", "r:8", "circle:1", "grayscale:1"])))
         #expect(fromCommandLine == [
-            ImageProcessors.GaussianBlur(sigma: 2).identifier, ImageProcessors.RoundedCorners(radius: 8).identifier,
+            ImageProcessors.GaussianBlur(sigma: 2).identifier, ImageProcessors.Sharpen(sigma: 0.5).identifier,
+            ImageProcessors.RoundedCorners(radius: 8).identifier,
             ImageProcessors.Circle().identifier, ImageProcessors.Grayscale().identifier,
         ])
         // The proxy's lengths are CSS pixels: dpr multiplies them.
@@ -27,7 +28,7 @@ struct ProcessingVocabularyTests {
         #expect(try ProcessingList.parse("blur:0,round:0").isEmpty && Self.proxyProcessors(["bl:0", "r:0", "circle:0"]).isEmpty)
     }
 
-    @Test(arguments: ["blur:101", "blur:-1", "blur:x", "round:9000", "circle:2", "grayscale:yes"])
+    @Test(arguments: ["blur:101", "blur:-1", "blur:x", "sharpen:11", "round:9000", "circle:2", "grayscale:yes"])
     func limitsAreStatedOnceAndRefusedAlikeInBoth(_ step: String) throws {
         let parts = step.split(separator: ":").map(String.init)
         let option = try #require(ProcessingOption.named(parts[0]))

@@ -34,7 +34,7 @@ struct ProxyURLTests {
     /// the encoding, so an option cannot be forgotten in it and serve one request's image to another.
     static let changes = [
         ["s:300:100"], ["w:300"], ["h:150"], ["fit:crop"], ["g:north"], ["q:70"], ["f:png"], ["f:auto"], ["dpr:2"], ["bl:2"], ["r:8"],
-        ["ff:1"], ["circle:1"], ["grayscale:1"], ["bl:0"], ["r:0"],
+        ["ff:1"], ["circle:1"], ["grayscale:1"], ["bl:0"], ["r:0"], ["sh:1"],
     ]
 
     @Test(arguments: changes)
