@@ -113,12 +113,7 @@ static int resize(VipsImage *rgba, int opaque, const magpie_process_options *opt
     double width = reduced ? options->full_width : actual_width;
     double height = reduced ? options->full_height : actual_height;
     double horizontal = options->width / width, vertical = options->height / height;
-    switch (options->fit) {
-    case MAGPIE_FIT_FIT: horizontal = vertical = fmin(horizontal, vertical); break;
-    case MAGPIE_FIT_FILL:
-    case MAGPIE_FIT_COVER: horizontal = vertical = fmax(horizontal, vertical); break;
-    case MAGPIE_FIT_EXACT: break;
-    }
+    magpie_fit_scales(options->fit, &horizontal, &vertical);
     if (!options->upscale) {
         horizontal = fmin(horizontal, 1.0);
         vertical = fmin(vertical, 1.0);

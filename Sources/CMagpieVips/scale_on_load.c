@@ -28,16 +28,20 @@ int magpie_shrink_factor(const magpie_header *source, double allowed) {
     return 1;
 }
 
+void magpie_fit_scales(magpie_fit fit, double *horizontal, double *vertical) {
+    switch (fit) {
+    case MAGPIE_FIT_FIT: *horizontal = *vertical = fmin(*horizontal, *vertical); break;
+    case MAGPIE_FIT_FILL:
+    case MAGPIE_FIT_COVER: *horizontal = *vertical = fmax(*horizontal, *vertical); break;
+    case MAGPIE_FIT_EXACT: break;
+    }
+}
+
 // How many times smaller than the upright `width` x `height` the image may be decoded and still
 // leave the resize twice its output on each side.
 static double reduction_allowed(const magpie_decode_options *options, int width, int height) {
     double horizontal = (double)options->resize_width / width, vertical = (double)options->resize_height / height;
-    switch (options->resize_fit) {
-    case MAGPIE_FIT_FIT: horizontal = vertical = fmin(horizontal, vertical); break;
-    case MAGPIE_FIT_FILL:
-    case MAGPIE_FIT_COVER: horizontal = vertical = fmax(horizontal, vertical); break;
-    case MAGPIE_FIT_EXACT: break;
-    }
+    magpie_fit_scales(options->resize_fit, &horizontal, &vertical);
     return fmin(1.0 / (2.0 * horizontal), 1.0 / (2.0 * vertical));
 }
 

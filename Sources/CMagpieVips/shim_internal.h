@@ -34,6 +34,11 @@ void magpie_upright_size(const magpie_header *source, int *width, int *height);
 /// the scales libjpeg decodes at (and that Magpie asks of libwebp).
 int magpie_shrink_factor(const magpie_header *source, double allowed);
 
+/// Turns the scales that would bring each side to the box (`horizontal`, `vertical`) into the
+/// ones `fit` uses: the smaller of the two for a fit, the larger to fill or cover, each its own
+/// when exact.
+void magpie_fit_scales(magpie_fit fit, double *horizontal, double *vertical);
+
 /// Opens a still at a reduced scale for the resize that `options` says follows, when its format
 /// has one that leaves that resize at least twice its output on each side: a JPEG or WebP at
 /// 1/2, 1/4 or 1/8. Sets `full_width` x `full_height` to the whole upright image's size; NULL

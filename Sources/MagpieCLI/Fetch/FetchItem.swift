@@ -44,11 +44,11 @@ struct FetchItem: Sendable {
                 }
                 thumbnail = value
             case "--fit":
-                guard let chosen = Fit(rawValue: value) else {
-                    let names = Fit.allCases.map(\.rawValue).joined(separator: ", ")
-                    throw ParseError(description: "line \(number): --fit is one of \(names), not '\(value)'")
+                do {
+                    fit = try Fit.argument(value)
+                } catch {
+                    throw ParseError(description: "line \(number): \(error)")
                 }
-                fit = chosen
             case "--process":
                 do {
                     processors = try ProcessingList.parse(value)

@@ -19,11 +19,6 @@ final class ResultCache: Sendable {
 
         var variantName: String { "proxy|" + variant }
 
-        init(source: String, variant: String) {
-            self.source = source
-            self.variant = variant
-        }
-
         /// The key of the result `plan` makes of `source`, encoded as `format` (with what the
         /// client accepts, for `auto`) at `quality`.
         init(source: String, plan: RenderPlan, format: ProxyOptions.Format?, accepted: FormatNegotiation.Accepted, quality: Int) {
@@ -33,7 +28,8 @@ final class ResultCache: Sendable {
                 case let format?: format.name
                 case nil: "source"
                 }
-            self.init(source: source, variant: "\(plan.variant)|f:\(formatKey)|q:\(quality)")
+            self.source = source
+            variant = "\(plan.variant)|f:\(formatKey)|q:\(quality)"
         }
     }
 

@@ -46,6 +46,8 @@ struct ProcessCommandTests {
             #expect(wrong.standardError.contains("line 1: --thumbnail needs a value"), "\(wrong.standardError)")
             let unknown = try await fixture.magpie("fetch", "-i", "-", "--no-cache", input: "\(cat)\n\(cat) --output x\n")
             #expect(unknown.standardError.contains("line 2: '--output' is not an option a line may give"), "\(unknown.standardError)")
+            let badFit = try await fixture.magpie("fetch", "-i", "-", "--no-cache", input: "\(cat) --fit stretch\n")
+            #expect(badFit.standardError.contains("line 1: --fit is one of fit, fill, cover, exact, crop, not 'stretch'"), "\(badFit.standardError)")
             #expect(fixture.server.totalRequests == 3, "nothing is loaded when the list is wrong")
         }
     }
