@@ -191,10 +191,13 @@ struct DiskCacheScaleTests {
             let clock = ContinuousClock()
             let openedAt = clock.now
             // The scan is held until the read is back, so the read cannot have waited for it.
-            // A read that did wait is let through after 30 s, and then fails the expectation
-            // below instead of hanging the suite.
+            // A read that did wait is let through after 5 minutes, and then fails the
+            // expectation below instead of hanging the suite. The wait is that long because the
+            // read's work item shares Dispatch's CPU-wide pool with every other test running in
+            // parallel: on a loaded 2-core CI machine it once came back after more than 30 s
+            // without having waited for the scan at all.
             let scanMayStart = DispatchSemaphore(value: 0)
-            DispatchQueue.global().asyncAfter(deadline: .now() + 30) { scanMayStart.signal() }
+            DispatchQueue.global().asyncAfter(deadline: .now() + 300) { scanMayStart.signal() }
             let cache = DataCache(
                 configuration: .init(directory: directory), logger: Logger(label: "test"), now: { Date() },
                 beforeScan: { scanMayStart.wait() })
