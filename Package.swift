@@ -152,7 +152,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "MagpieBenchmarks",
-            dependencies: ["Magpie", "MagpieTesting"],
+            dependencies: ["Magpie", "MagpieTesting", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
             path: "Benchmarks/MagpieBenchmarks",
             swiftSettings: strictSettings
         ),

@@ -8,7 +8,8 @@ Both servers make 256 px JPEG thumbnails (fit inside 256x256, quality 80) of the
         storage; magpie: its memory and disk result caches), after one warming pass.
 Each server is started afresh for each mode; peak RSS is VmHWM, summed over thumbor's processes.
 
-usage: Benchmarks/Proxy/compare.py [--seconds 30] [--connections 8] [--photos 18] [--rounds 1] [--magpie PATH]
+usage: Benchmarks/Proxy/compare.py [--seconds 30] [--connections 8] [--photos 18] [--rounds 1] [--magpie PATH]...
+Give --magpie more than once to compare builds (before and after a change) in the same run.
 Needs: a release build of magpie (swift build -c release --product magpie), wrk, and thumbor 7.8
 in a virtualenv (made in .build/thumbor-venv when missing)."""
 import argparse, os, re, shutil, signal, subprocess, sys, tempfile, time, urllib.parse, urllib.request
@@ -142,12 +143,14 @@ def main():
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--only", choices=["magpie", "thumbor"], help="run one server (for profiling)")
     parser.add_argument("--modes", default="cold,hot")
-    parser.add_argument("--magpie", default=os.path.join(ROOT, ".build", "release", "magpie"),
-                        help="the magpie binary (e.g. .build-system/release/magpie, built against the system's libvips)")
+    parser.add_argument("--magpie", action="append",
+                        help="a magpie binary (default .build/release/magpie; e.g. .build-system/release/magpie, built against "
+                             "the system's libvips); repeat it to compare builds")
     parser.add_argument("--trace-rss", type=float, metavar="SECONDS", help="print each server's RSS every SECONDS during the run")
     args = parser.parse_args()
 
-    magpie = os.path.abspath(args.magpie)
+    binaries = [os.path.abspath(path) for path in (args.magpie or [os.path.join(ROOT, ".build", "release", "magpie")])]
+    magpie = binaries[0]
     thumbor = thumbor_venv()
     photos = os.path.join(ROOT, ".build", "bench-photos")
     if len([n for n in os.listdir(photos) if n.endswith(".jpg")] if os.path.isdir(photos) else []) < args.photos:
@@ -159,9 +162,9 @@ def main():
     origin = f"http://127.0.0.1:{origin_port}"
     work = tempfile.mkdtemp(prefix="proxy-bench-")
 
-    def magpie_server():
+    def magpie_server(binary):
         cache = tempfile.mkdtemp(dir=work)
-        return start([magpie, "proxy", "--port", "0", "--allow-unsigned", "--allow-addresses", "loopback", "--cache-dir", cache,
+        return start([binary, "proxy", "--port", "0", "--allow-unsigned", "--allow-addresses", "loopback", "--cache-dir", cache,
                       "--queue", "1000", "--log-level", "warning"], r"127\.0\.0\.1:(\d+)/")
 
     def thumbor_server():
@@ -178,10 +181,13 @@ def main():
         wait_ready(f"http://127.0.0.1:{port}/healthcheck")
         return process, port
 
-    servers = {
-        "magpie proxy": (magpie_server, "/unsafe/s:256:256/q:80/f:jpeg/plain/", ""),
-        "thumbor 7.8 (2 processes)": (thumbor_server, "/unsafe/fit-in/256x256/filters:format(jpeg)/", ""),
-    }
+    servers = {}
+    for index, binary in enumerate(binaries):
+        name = "magpie proxy" + (f" [{index + 1}]" if len(binaries) > 1 else "")
+        servers[name] = (lambda binary=binary: magpie_server(binary), "/unsafe/s:256:256/q:80/f:jpeg/plain/", "")
+    servers["thumbor 7.8 (2 processes)"] = (thumbor_server, "/unsafe/fit-in/256x256/filters:format(jpeg)/", "")
+    for index, binary in enumerate(binaries):
+        print(f"magpie proxy [{index + 1}] = {binary}" if len(binaries) > 1 else f"magpie proxy = {binary}", flush=True)
     results = {}
     try:
         for _ in range(args.rounds):
@@ -216,11 +222,12 @@ def main():
         for rps, p50, p99, rss, errors in rows:
             print(f"| {mode} | {name} | {rps:.1f} | {p50:.0f} ms | {p99:.0f} ms | {rss:.0f} MB |")
     for mode in ["cold", "hot"]:
-        m = [r for (md, n), rows in results.items() if md == mode and n.startswith("magpie") for r in rows]
         t = [r for (md, n), rows in results.items() if md == mode and n.startswith("thumbor") for r in rows]
-        if m and t:
-            ratio = (sum(r[0] for r in m) / len(m)) / (sum(r[0] for r in t) / len(t))
-            print(f"{mode}: magpie/thumbor requests per second = {ratio:.1f}x")
+        for name in [n for n in servers if n.startswith("magpie")]:
+            m = results.get((mode, name), [])
+            if m and t:
+                ratio = (sum(r[0] for r in m) / len(m)) / (sum(r[0] for r in t) / len(t))
+                print(f"{mode}: {name}/thumbor requests per second = {ratio:.1f}x")
 
 
 main()

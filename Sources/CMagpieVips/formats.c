@@ -47,7 +47,7 @@ static int find_loader(const void *data, size_t length, magpie_header *header,
     }
     if (header->format == MAGPIE_FORMAT_UNKNOWN) {
         char text[128];
-        g_snprintf(text, sizeof text, "unsupported image format (libvips loader %s)", loader);
+        g_snprintf(text, sizeof text, "libvips reads it with %s", loader);
         magpie_set_error(error, error_length, text);
         return MAGPIE_STATUS_UNSUPPORTED;
     }

@@ -29,6 +29,12 @@ func avatarPipeline(cacheDirectory: URL) -> ImagePipeline {
     return ImagePipeline(configuration: configuration)
 }
 
+func avatarBytes(_ pipeline: ImagePipeline, url: URL, accept: Set<ImageFormat>) async throws -> (bytes: [UInt8], mediaType: String) {
+    let encoding = EncodingRequest(format: .negotiated(accepting: accept), quality: 80)
+    let encoded = try await pipeline.encodedImage(for: avatarRequest(for: url), encoding: encoding)
+    return (encoded.data, encoded.format.mediaType)
+}
+
 @Suite("Processing article")
 struct ProcessingArticleTests {
     @Test func avatarsAreRoundAndComeBackFromDisk() async throws {
@@ -54,5 +60,20 @@ struct ProcessingArticleTests {
         await second.shutdown()
         #expect(server.totalRequests == 1)
         await server.shutdown()
+    }
+
+    @Test func avatarBytesFollowWhatTheClientAccepts() async throws {
+        try await withTestFixture { fixture in
+            fixture.server.serve("/me.jpg", .image(try TestImages.texture(width: 600, height: 450)))
+            let url = fixture.server.url("/me.jpg")
+            let webp = try await avatarBytes(fixture.pipeline, url: url, accept: [.webp])
+            #expect(webp.mediaType == "image/webp" && ImageFormat(sniffing: webp.bytes) == .webp)
+            // The circle made transparency, which a source-format answer keeps in PNG.
+            let plain = try await avatarBytes(fixture.pipeline, url: url, accept: [])
+            #expect(plain.mediaType == "image/png")
+            let image = try VipsDecoder().decode(plain.bytes, thumbnail: nil, maximumPixels: 1 << 20)
+            #expect(image.width == 128 && image.pixel(x: 0, y: 0).alpha == 0)
+            #expect(fixture.server.totalRequests == 1)
+        }
     }
 }

@@ -141,12 +141,11 @@ public final class DataCache: Sendable {
         return FileManager.default.fileExists(atPath: files.url(for: files.name(for: key, variant: variant)).path)
     }
 
-    /// Stores an encoded variant of the original stored under `key`, made from bytes that came
-    /// through `redirects` (``HTTPMetadata/redirects``). Like ``store(_:)``, returns at once and
-    /// writes in the background.
-    public func storeVariant(_ bytes: [UInt8], for key: String, variant: String, redirects: [URL] = []) {
-        let entry = CachedData(
-            key: Self.storageKey(key, variant: variant), data: bytes, metadata: HTTPMetadata(redirects: redirects))
+    /// Stores an encoded variant of the original stored under `key`, with `metadata` (the
+    /// redirects the original came through, ``HTTPMetadata/redirects``, and what else the
+    /// variant needs kept). Like ``store(_:)``, returns at once and writes in the background.
+    public func storeVariant(_ bytes: [UInt8], for key: String, variant: String, metadata: HTTPMetadata) {
+        let entry = CachedData(key: Self.storageKey(key, variant: variant), data: bytes, metadata: metadata)
         enqueueWrite(entry, name: files.name(for: key, variant: variant))
     }
 

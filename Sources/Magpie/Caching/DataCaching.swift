@@ -22,9 +22,10 @@ public protocol DataCaching: AnyObject, Sendable {
     func variantEntry(for key: String, variant: String) async -> CachedData?
     /// Whether the variant is stored, without reading it.
     func containsVariant(for key: String, variant: String) -> Bool
-    /// Stores an encoded variant of the original under `key`, made from bytes that came
-    /// through `redirects` (kept in its ``CachedData/metadata``).
-    func storeVariant(_ bytes: [UInt8], for key: String, variant: String, redirects: [URL])
+    /// Stores an encoded variant of the original under `key`, with `metadata` kept as its
+    /// ``CachedData/metadata``: the redirects the original came through, and for encoded
+    /// output the original's validators, the variant's media type and until when it is fresh.
+    func storeVariant(_ bytes: [UInt8], for key: String, variant: String, metadata: HTTPMetadata)
     /// Removes one variant.
     func removeVariant(for key: String, variant: String) async
     /// Removes every variant of `key`, keeping the original; later reads miss at once.
@@ -43,9 +44,9 @@ public protocol DataCaching: AnyObject, Sendable {
 }
 
 extension DataCaching {
-    /// Stores an encoded variant that came through no redirect.
-    public func storeVariant(_ bytes: [UInt8], for key: String, variant: String) {
-        storeVariant(bytes, for: key, variant: variant, redirects: [])
+    /// Stores an encoded variant made from bytes that came through `redirects`.
+    public func storeVariant(_ bytes: [UInt8], for key: String, variant: String, redirects: [URL] = []) {
+        storeVariant(bytes, for: key, variant: variant, metadata: HTTPMetadata(redirects: redirects))
     }
 }
 

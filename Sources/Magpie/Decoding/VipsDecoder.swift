@@ -70,8 +70,10 @@ public struct VipsDecoder: ImageDecoding {
             switch status {
             case MAGPIE_STATUS_OK:
                 break
-            case MAGPIE_STATUS_NOT_AN_IMAGE, MAGPIE_STATUS_UNSUPPORTED:
-                return .failure(.unsupportedFormat(Self.text(message)))
+            case MAGPIE_STATUS_NOT_AN_IMAGE:
+                return .failure(.unsupportedFormat(ImageFormat.notDecodable))
+            case MAGPIE_STATUS_UNSUPPORTED:
+                return .failure(.unsupportedFormat(ImageFormat.notDecodable + " (\(Self.text(message)))"))
             case MAGPIE_STATUS_TOO_MANY_PIXELS:
                 return .failure(.imageTooLarge(width: Int(image.source.width), height: Int(image.source.height), limit: maximumPixels))
             case MAGPIE_STATUS_ANIMATION_TOO_LARGE:

@@ -16,6 +16,7 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
 
     /// What is true of one format.
     private struct Traits {
+        var name: String
         var mediaType: String
         /// The usual extension first.
         var fileExtensions: [String]
@@ -28,16 +29,16 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
 
     private var traits: Traits {
         switch self {
-        case .jpeg: Traits(mediaType: "image/jpeg", fileExtensions: ["jpg", "jpeg"], keepsAlpha: false, shimCode: MAGPIE_FORMAT_JPEG)
-        case .png: Traits(mediaType: "image/png", fileExtensions: ["png"], shimCode: MAGPIE_FORMAT_PNG)
-        case .webp: Traits(mediaType: "image/webp", fileExtensions: ["webp"], animates: true, shimCode: MAGPIE_FORMAT_WEBP)
-        case .avif: Traits(mediaType: "image/avif", fileExtensions: ["avif"], shimCode: MAGPIE_FORMAT_AVIF)
-        case .gif: Traits(mediaType: "image/gif", fileExtensions: ["gif"], animates: true, shimCode: MAGPIE_FORMAT_GIF)
+        case .jpeg: Traits(name: "JPEG", mediaType: "image/jpeg", fileExtensions: ["jpg", "jpeg"], keepsAlpha: false, shimCode: MAGPIE_FORMAT_JPEG)
+        case .png: Traits(name: "PNG", mediaType: "image/png", fileExtensions: ["png"], shimCode: MAGPIE_FORMAT_PNG)
+        case .webp: Traits(name: "WebP", mediaType: "image/webp", fileExtensions: ["webp"], animates: true, shimCode: MAGPIE_FORMAT_WEBP)
+        case .avif: Traits(name: "AVIF", mediaType: "image/avif", fileExtensions: ["avif"], shimCode: MAGPIE_FORMAT_AVIF)
+        case .gif: Traits(name: "GIF", mediaType: "image/gif", fileExtensions: ["gif"], animates: true, shimCode: MAGPIE_FORMAT_GIF)
         // Writing HEVC needs an encoder no Magpie install ships.
-        case .heif: Traits(mediaType: "image/heic", fileExtensions: ["heic", "heif"], encodes: false, shimCode: MAGPIE_FORMAT_HEIF)
+        case .heif: Traits(name: "HEIF", mediaType: "image/heic", fileExtensions: ["heic", "heif"], encodes: false, shimCode: MAGPIE_FORMAT_HEIF)
         case .unknown:
             Traits(
-                mediaType: "application/octet-stream", fileExtensions: ["bin"], decodes: false, encodes: false, keepsAlpha: false,
+                name: "unknown", mediaType: "application/octet-stream", fileExtensions: ["bin"], decodes: false, encodes: false, keepsAlpha: false,
                 shimCode: MAGPIE_FORMAT_UNKNOWN)
         }
     }
@@ -80,6 +81,16 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
         guard let format = Self.allCases.first(where: { $0 != .unknown && ($0.rawValue == lowered || $0.fileExtensions.contains(lowered)) })
         else { return nil }
         self = format
+    }
+
+    /// What people call it: `JPEG`, `WebP`, `AVIF`...
+    public var displayName: String { traits.name }
+
+    /// Says that bytes are in none of the formats Magpie decodes, naming them, for errors:
+    /// `the data is not a JPEG, PNG, WebP, AVIF, GIF or HEIF image`.
+    static var notDecodable: String {
+        let names = allCases.filter(\.isDecodable).map(\.displayName)
+        return "the data is not a " + names.dropLast().joined(separator: ", ") + " or " + (names.last ?? "") + " image"
     }
 
     /// The C shim's code for it.

@@ -32,7 +32,17 @@ extension ImagePipeline {
         public var dataCache: (any DataCaching)?
         /// What the disk cache keeps: original bytes (the default), encoded processed variants,
         /// or both. A request can ask for another policy (``ImageRequest/diskCachePolicy``).
+        /// Encoded output (``ImagePipeline/encodedImage(for:encoding:)``) is kept on disk by the
+        /// policies that keep variants.
         public var diskCachePolicy = DiskCachePolicy.originals
+        /// Bytes of encoded output (``ImagePipeline/encodedImage(for:encoding:)``) kept in
+        /// memory, least recently used first out; `nil` or 0 keeps none. 32 MB by default.
+        public var encodedMemoryCacheLimit: Int? = 32 * 1024 * 1024
+        /// How long encoded output stays usable in the caches, memory and disk; after that it
+        /// is made again from the original. `nil` (the default): as long as the caches keep it.
+        /// A server that promises clients a `max-age` sets the same here, so what it serves
+        /// never outlives what it promised.
+        public var encodedImageMaxAge: Duration?
         /// A connection that is not established (TCP and TLS) within this long fails with
         /// ``NetworkFailure/Reason/connectTimedOut``, freeing its download slot. A refused
         /// connection or an unknown host fails at once, without waiting for it.

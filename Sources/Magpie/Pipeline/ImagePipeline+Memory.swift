@@ -17,6 +17,7 @@ extension ImagePipeline {
             cache.removeAll()
             return (before.count, before.cost)
         } ?? (0, 0)
+        context.encodedCache?.removeAll()
         // glibc keeps freed small and mid-sized blocks in its arenas; without this the
         // process's resident size would not fall even though the cache is empty.
         magpie_release_free_memory()
@@ -27,7 +28,7 @@ extension ImagePipeline {
     }
 
     func startWatchingMemoryPressure() -> MemoryPressureWatch? {
-        guard memoryCache != nil, let source = configuration.memoryPressure else { return nil }
+        guard memoryCache != nil || context.encodedCache != nil, let source = configuration.memoryPressure else { return nil }
         return source.watch { [weak self] pressure in
             self?.trimMemory(reason: "memory pressure (\(pressure))")
         }

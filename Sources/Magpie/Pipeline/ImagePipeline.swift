@@ -24,17 +24,18 @@ public final class ImagePipeline: Sendable {
     public let dataCache: (any DataCaching)?
 
     private let clients: OutboundClients
-    private let context: PipelineContext
+    let context: PipelineContext
     private let fetchStage: FetchOriginalData
     private let decodeStage: DecodeImage
     private let processStage: ProcessImage
     private let loadStage: LoadImage
+    let encodeStage: EncodeImage
     private let observers = PipelineObservers()
     private let memoryPressureWatch = NIOLockedValueBox<MemoryPressureWatch?>(nil)
     var recorder: PipelineRecorder { context.recorder }
     /// Set only for tests that check finished work is released.
     var workTracker: WorkTracker? { context.workTracker }
-    private var scheduler: DownloadScheduler { context.scheduler }
+    var scheduler: DownloadScheduler { context.scheduler }
     /// Admits decodes within the configuration's decode memory budget; `magpie proxy` decodes
     /// through it too.
     package var decodeBudget: Admission { context.decodeBudget }
@@ -53,6 +54,7 @@ public final class ImagePipeline: Sendable {
         context = PipelineContext(
             configuration: configuration,
             memoryCache: memoryCache,
+            encodedCache: configuration.encodedMemoryCacheLimit.flatMap { $0 > 0 ? EncodedImageCache(limit: $0, clock: configuration.clock) : nil },
             dataCache: dataCache,
             loader: DataLoader(
                 clients: clients,
@@ -77,6 +79,7 @@ public final class ImagePipeline: Sendable {
         decodeStage = DecodeImage(context: context, fetch: fetchStage)
         processStage = ProcessImage(context: context, decode: decodeStage)
         loadStage = LoadImage(context: context, process: processStage)
+        encodeStage = EncodeImage(context: context, process: processStage)
         let watch = startWatchingMemoryPressure()
         memoryPressureWatch.withLockedValue { $0 = watch }
     }
@@ -181,6 +184,7 @@ public final class ImagePipeline: Sendable {
     /// Shared fetch and decode tasks still running; zero when the pipeline is idle.
     public var inFlightTaskCount: Int {
         fetchStage.inFlightCount + decodeStage.inFlightCount + processStage.inFlightCount + loadStage.inFlightCount
+            + encodeStage.inFlightCount
     }
 
     /// Downloads running now and downloads waiting for a slot.

@@ -23,12 +23,16 @@ struct RequestKeys: Sendable {
     let keepsOriginal: Bool
     /// Whether the encoded variant goes to the disk cache (and may be read from it).
     let keepsVariant: Bool
+    /// Whether encoded output goes to the disk cache (and may be read from it): the policy
+    /// that keeps processed variants keeps it, for a request without processors too.
+    let keepsEncoded: Bool
     private let processors: [String]
+    private let firstFrameOnly: Bool
 
     init(_ request: ImageRequest, configuration: ImagePipeline.Configuration) {
         data = configuration.cacheKey(request.url)
         processors = request.processors.map(\.identifier)
-        let firstFrameOnly = request.options.contains(.firstFrameOnly)
+        firstFrameOnly = request.options.contains(.firstFrameOnly)
         image = ImageCacheKey(
             dataKey: data, thumbnail: request.thumbnail, processors: processors, firstFrameOnly: firstFrameOnly,
             sourcePolicy: request.sourcePolicy)
@@ -38,6 +42,7 @@ struct RequestKeys: Sendable {
         let onDisk = (configuration.dataCache != nil || configuration.diskCache != nil) && !request.options.contains(.memoryCacheOnly)
         keepsOriginal = onDisk && (policy.keepsOriginals || variant == nil)
         keepsVariant = onDisk && policy.keepsVariants && variant != nil
+        keepsEncoded = onDisk && policy.keepsVariants
         sources = SourceRules(configuration.sourcePolicy, request: request.sourcePolicy)
         dataWork = DataWorkKey(
             data: data, url: request.url, headers: request.headers, sources: sources,
@@ -55,6 +60,29 @@ struct RequestKeys: Sendable {
     /// The key of the work that applies the first `count` processors.
     func processWork(upTo count: Int) -> ProcessWorkKey {
         ProcessWorkKey(decode: decodeWork, processors: Array(processors.prefix(count)))
+    }
+
+    /// The key of the work that encodes the finished image as `encoding` asks.
+    func encodeWork(_ encoding: EncodingRequest) -> EncodeWorkKey {
+        EncodeWorkKey(
+            process: processWork(upTo: processors.count), encoding: encoding.normalized, keepsEncoded: keepsEncoded,
+            stored: .init(data: data, variant: Self.encodedVariantName(variant, encoding: encoding, firstFrameOnly: firstFrameOnly), sources: sources))
+    }
+
+    /// The encoded output's key in the caches alone, for synchronous memory reads.
+    static func storedEncoding(
+        for request: ImageRequest, encoding: EncodingRequest, configuration: ImagePipeline.Configuration
+    ) -> EncodeWorkKey.Stored {
+        let firstFrameOnly = request.options.contains(.firstFrameOnly)
+        let variant = variantName(thumbnail: request.thumbnail, processors: request.processors.map(\.identifier), firstFrameOnly: firstFrameOnly)
+        return EncodeWorkKey.Stored(
+            data: configuration.cacheKey(request.url),
+            variant: encodedVariantName(variant, encoding: encoding, firstFrameOnly: firstFrameOnly),
+            sources: SourceRules(configuration.sourcePolicy, request: request.sourcePolicy))
+    }
+
+    private static func encodedVariantName(_ variant: String?, encoding: EncodingRequest, firstFrameOnly: Bool) -> String {
+        (variant ?? (firstFrameOnly ? "first-frame" : "original")) + "|encoded:" + encoding.name
     }
 
     /// The memory key alone, for synchronous cache reads that need no other key. Takes the
@@ -78,7 +106,7 @@ struct RequestKeys: Sendable {
         request.options.isDisjoint(with: [.networkOnly, .refreshCached])
     }
 
-    fileprivate static func variantName(thumbnail: ImageRequest.Thumbnail?, processors: [String], firstFrameOnly: Bool) -> String? {
+    private static func variantName(thumbnail: ImageRequest.Thumbnail?, processors: [String], firstFrameOnly: Bool) -> String? {
         guard thumbnail != nil || !processors.isEmpty else { return nil }
         var parts: [String] = firstFrameOnly ? ["first-frame"] : []
         if let thumbnail {
@@ -87,16 +115,6 @@ struct RequestKeys: Sendable {
         }
         parts += processors
         return parts.joined(separator: "|")
-    }
-}
-
-extension ImageRequest {
-    /// What names a variant in the disk cache, for other caches of images made the same way
-    /// (the proxy's results): the thumbnail, the processors' identifiers and the frames kept;
-    /// `original` when none of them changes the pixels.
-    package static func variantName(thumbnail: Thumbnail?, processors: [any ImageProcessing], firstFrameOnly: Bool) -> String {
-        RequestKeys.variantName(thumbnail: thumbnail, processors: processors.map(\.identifier), firstFrameOnly: firstFrameOnly)
-            ?? (firstFrameOnly ? "first-frame" : "original")
     }
 }
 
@@ -131,4 +149,19 @@ struct ImageWorkKey: Hashable, Sendable {
     let processors: [String]
     let keepsVariant: Bool
     let options: ImageRequest.Options
+}
+
+struct EncodeWorkKey: Hashable, Sendable {
+    let process: ProcessWorkKey
+    let encoding: EncodingRequest
+    let keepsEncoded: Bool
+    let stored: Stored
+
+    /// What names the encoded bytes in the caches: the original's key, the variant's name (what
+    /// is made of it and how it is encoded), and the source rules a memory entry was made under.
+    struct Stored: Hashable, Sendable {
+        let data: String
+        let variant: String
+        let sources: SourceRules
+    }
 }

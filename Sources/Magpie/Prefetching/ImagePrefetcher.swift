@@ -152,7 +152,7 @@ public final class ImagePrefetcher: Sendable {
                     // Bytes that are not an image are never cached, so they did not warm anything.
                     let data = try await pipeline.data(for: request).data
                     if ImageFormat(sniffing: data) == .unknown {
-                        throw MagpieError.unsupportedFormat("the data is not in an image format Magpie recognises")
+                        throw MagpieError.unsupportedFormat(ImageFormat.notDecodable)
                     }
                 case .memoryCache: _ = try await pipeline.image(for: request)
                 }

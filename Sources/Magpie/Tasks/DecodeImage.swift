@@ -4,8 +4,13 @@ import Foundation
 struct LoadedImage: Sendable {
     let container: ImageContainer
     let source: ImageSource
-    /// The redirects the original bytes came through, kept with a variant made from them.
-    var redirects: [URL] = []
+    /// What the server said about the original bytes: their validators, and the redirects they
+    /// came through, kept with a variant made from them.
+    var metadata: HTTPMetadata?
+    /// How long the stages that made it took.
+    var timings = StageTimings()
+
+    var redirects: [URL] { metadata?.redirects ?? [] }
 }
 
 /// The second stage: decodes the original bytes (downsampling at load time for thumbnails)
@@ -41,17 +46,20 @@ final class DecodeImage: Sendable {
             },
             send: { shared.send(.preview($0)) })
         defer { previews.stop() }
-        let data = try await fetch.task(for: input).value(for: shared) { event in
-            switch event {
-            case .task, .preview: shared.send(event)
-            case .partialBody(let bytes): previews.offer(bytes)
+        var timings = StageTimings()
+        let data = try await timings.measure(.download) { () throws(MagpieError) in
+            try await fetch.task(for: input).value(for: shared) { event in
+                switch event {
+                case .task, .preview: shared.send(event)
+                case .partialBody(let bytes): previews.offer(bytes)
+                }
             }
         }
         previews.stop()
         let image: DecodedImage
         do {
             image = try await context.decode(
-                data.bytes, for: input.request, thumbnail: thumbnail, resizeFirst: input.keys.decodeWork.resizeFirst)
+                data.bytes, for: input.request, thumbnail: thumbnail, resizeFirst: input.keys.decodeWork.resizeFirst, timings: &timings)
         } catch {
             // An animation over the limits is sound, and a first-frame request can still use it.
             if case .animationTooLarge = error { throw error }
@@ -63,7 +71,6 @@ final class DecodeImage: Sendable {
         }
         // The bytes travel with the image (no copy) for requests that asked for them; the
         // last stage drops them for the others.
-        return LoadedImage(
-            container: ImageContainer(image: image, data: data.bytes), source: data.source, redirects: data.metadata?.redirects ?? [])
+        return LoadedImage(container: ImageContainer(image: image, data: data.bytes), source: data.source, metadata: data.metadata, timings: timings)
     }
 }

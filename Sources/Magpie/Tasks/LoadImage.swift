@@ -59,7 +59,9 @@ final class LoadImage: Sendable {
         if (try? input.keys.sources.check(redirects: entry.metadata.redirects, of: input.request.url)) == nil { return nil }
         do {
             // The variant is the finished image: decoded whole, with no resize to follow.
-            return ImageContainer(image: try await context.decode(entry.data, for: input.request, thumbnail: nil, resizeFirst: nil))
+            var timings = StageTimings()
+            return ImageContainer(
+                image: try await context.decode(entry.data, for: input.request, thumbnail: nil, resizeFirst: nil, timings: &timings))
         } catch {
             // A variant that does not decode is made again from the original; one whose decode
             // was cancelled (the pipeline shutting down) is kept.
@@ -72,7 +74,7 @@ final class LoadImage: Sendable {
         guard let variant = input.keys.variant, let dataCache = context.dataCache else { return }
         do {
             let encoded = try await context.decodingPool.run { () throws(MagpieError) in try VariantEncoding.encode(image) }
-            dataCache.storeVariant(encoded, for: input.keys.data, variant: variant, redirects: redirects)
+            dataCache.storeVariant(encoded, for: input.keys.data, variant: variant, metadata: HTTPMetadata(redirects: redirects))
             context.recorder.record(.variantStored)
         } catch {
             context.configuration.logger.warning(

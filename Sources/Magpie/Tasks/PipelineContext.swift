@@ -3,6 +3,7 @@
 struct PipelineContext: Sendable {
     let configuration: ImagePipeline.Configuration
     let memoryCache: (any ImageCaching)?
+    let encodedCache: EncodedImageCache?
     let dataCache: (any DataCaching)?
     let loader: DataLoader
     let scheduler: DownloadScheduler
@@ -23,9 +24,11 @@ struct PipelineContext: Sendable {
     }
 
     /// Decodes on the decoding threads and counts the decode: the one way both the decode
-    /// stage (originals) and the load stage (variants on disk) decode.
+    /// stage (originals) and the load stage (variants on disk) decode. The wait for the memory
+    /// budget goes to `timings` as queue time.
     func decode(
-        _ bytes: [UInt8], for request: ImageRequest, thumbnail: ImageRequest.Thumbnail?, resizeFirst: ImageProcessors.Resize?
+        _ bytes: [UInt8], for request: ImageRequest, thumbnail: ImageRequest.Thumbnail?, resizeFirst: ImageProcessors.Resize?,
+        timings: inout StageTimings
     ) async throws(MagpieError) -> DecodedImage {
         let decoder = configuration.decoder
         let options = DecodingOptions(
@@ -35,6 +38,7 @@ struct PipelineContext: Sendable {
             maximumAnimationPixels: configuration.maximumAnimationPixels,
             firstFrameWhenTooLarge: request.options.contains(.firstFrameWhenTooLarge), resizeFirst: resizeFirst)
         let cost = DecodeMemory.estimate(bytes, options: options)
+        let queued = ContinuousClock.now
         do {
             _ = try await decodeBudget.enter(cost: cost)
         } catch {
@@ -42,10 +46,13 @@ struct PipelineContext: Sendable {
         }
         defer { decodeBudget.leave(cost: cost) }
         let start = ContinuousClock.now
+        timings.add(start - queued, to: .queue)
         let image = try await decodingPool.run { () throws(MagpieError) in
             try decoder.decode(bytes, options: options)
         }
-        recorder.record(.decoded(ContinuousClock.now - start))
+        let took = ContinuousClock.now - start
+        timings.add(took, to: .decode)
+        recorder.record(.decoded(took))
         return image
     }
 }

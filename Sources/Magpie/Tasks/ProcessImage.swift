@@ -41,8 +41,11 @@ final class ProcessImage: Sendable {
         let image = try await context.decodingPool.run { () throws(MagpieError) in
             try Self.run(processor, on: before.container.image)
         }
-        context.recorder.record(.processed(ContinuousClock.now - start))
-        return LoadedImage(container: before.container.replacingImage(image), source: before.source, redirects: before.redirects)
+        let took = ContinuousClock.now - start
+        context.recorder.record(.processed(took))
+        var made = LoadedImage(container: before.container.replacingImage(image), source: before.source, metadata: before.metadata, timings: before.timings)
+        made.timings.add(took, to: .process)
+        return made
     }
 
     /// Runs a processor, naming it in any failure that does not already.

@@ -7,8 +7,8 @@ import NIOConcurrencyHelpers
 /// disturbing the others; when the last one leaves, the work is cancelled, and through
 /// Swift's task cancellation so is whatever it was waiting for (a download, a queue slot,
 /// another shared task).
-package final class SharedTask<Value: Sendable>: Sendable {
-    package typealias Work = @Sendable (SharedTask<Value>) async throws(MagpieError) -> Value
+final class SharedTask<Value: Sendable>: Sendable {
+    typealias Work = @Sendable (SharedTask<Value>) async throws(MagpieError) -> Value
 
     private struct Subscriber {
         var priority: ImageRequest.Priority
@@ -52,9 +52,9 @@ package final class SharedTask<Value: Sendable>: Sendable {
 
     // MARK: - Subscribers
 
-    /// Joins the work and waits for its value, for code outside the pipeline (no priority, no
-    /// events). Cancelling the calling task leaves the work, as below.
-    package func value() async throws(MagpieError) -> Value {
+    /// Joins the work and waits for its value, with no priority and no events. Cancelling the
+    /// calling task leaves the work, as below.
+    func value() async throws(MagpieError) -> Value {
         try await value(priority: .normal)
     }
 

@@ -2,7 +2,7 @@ import NIOConcurrencyHelpers
 
 /// Shared tasks by the key of what they produce, so identical work is done once: a request
 /// that arrives while the work for its key is running joins it instead of starting another.
-package final class TaskPool<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+final class TaskPool<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private let tasks = NIOLockedValueBox([Key: SharedTask<Value>]())
     private let tracker: WorkTracker?
 
@@ -10,13 +10,8 @@ package final class TaskPool<Key: Hashable & Sendable, Value: Sendable>: Sendabl
         self.tracker = tracker
     }
 
-    /// A pool whose work no tracker counts (the proxy server coalesces results with one).
-    package init() {
-        tracker = nil
-    }
-
     /// The running task for `key`, or a new one doing `work`. `joined` tells which.
-    package func task(for key: Key, work: @escaping SharedTask<Value>.Work) -> (task: SharedTask<Value>, joined: Bool) {
+    func task(for key: Key, work: @escaping SharedTask<Value>.Work) -> (task: SharedTask<Value>, joined: Bool) {
         tasks.withLockedValue { tasks in
             if let existing = tasks[key] { return (existing, true) }
             let task = SharedTask<Value>(work: work) { [weak self] ended in
@@ -30,6 +25,11 @@ package final class TaskPool<Key: Hashable & Sendable, Value: Sendable>: Sendabl
         }
     }
 
+    /// Whether work for `key` is running.
+    func contains(_ key: Key) -> Bool {
+        tasks.withLockedValue { $0[key] != nil }
+    }
+
     /// Tasks still running.
-    package var count: Int { tasks.withLockedValue { $0.count } }
+    var count: Int { tasks.withLockedValue { $0.count } }
 }

@@ -54,7 +54,7 @@ struct ProxyCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Cache-Control max-age of images, in seconds.", valueName: "seconds"))
     var maxAge = 86_400
 
-    @Option(help: ArgumentHelp("Images processed at once (default: one per core).", valueName: "n"))
+    @Option(help: ArgumentHelp("Requests starting new work at once, download to encode (default: two per core); requests for a result being made join it without a slot.", valueName: "n"))
     var slots: Int?
 
     @Option(help: ArgumentHelp("Images waiting for a slot before requests get 503.", valueName: "n"))

@@ -1,3 +1,4 @@
+import Magpie
 import Prometheus
 
 /// The proxy's Prometheus metrics (`magpie_proxy_*`) in its own registry, served at
@@ -34,7 +35,7 @@ final class ProxyMetrics: Sendable {
         if status == 304 { notModified.increment() }
     }
 
-    func cacheHit(_ tier: ResultCache.Tier) {
+    func cacheHit(_ tier: EncodedImage.Cache) {
         registry.makeCounter(descriptor: Self.name("cache_hits", help: "Results served from a cache, by tier."), labels: [("tier", tier.rawValue)])
             .increment()
     }

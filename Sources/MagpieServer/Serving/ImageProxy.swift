@@ -1,12 +1,14 @@
 public import Foundation
 import Logging
 public import Magpie
-import NIOPosix
 public import Prometheus
 
 /// The image proxy: answers `/<signature>/<options>/<source>` with the source image resized,
-/// processed and encoded as asked, from its caches when it can. Framework-neutral: ``ProxyServer``
-/// serves it over HTTP with Hummingbird, and any server can call ``respond(to:)``.
+/// processed and encoded as asked. The proxy is HTTP only (URLs and signatures, source rules,
+/// negotiation, validators and headers, admission, metrics and logs); its ``pipeline`` fetches,
+/// decodes, processes, encodes and caches, sharing identical work at every stage.
+/// Framework-neutral: ``ProxyServer`` serves it over HTTP with Hummingbird, and any server can
+/// call ``respond(to:)``.
 ///
 /// ```swift
 /// var configuration = ProxyConfiguration(cacheDirectory: cacheURL)
@@ -16,20 +18,16 @@ public import Prometheus
 /// ```
 public final class ImageProxy: Sendable {
     public let configuration: ProxyConfiguration
-    /// The pipeline that fetches originals (and keeps them on disk).
+    /// The pipeline that makes every image: originals and encoded results on disk, results in
+    /// memory.
     public let pipeline: ImagePipeline
     /// Where the proxy's and the pipeline's metrics are registered.
     public let metricsRegistry: PrometheusCollectorRegistry
 
     private let signer: URLSigner
     private let parser: OptionParser
-    private let results: ResultCache
     private let admission: Admission
-    private let renderer: Renderer
-    private let threads: NIOThreadPool
     private let metrics: ProxyMetrics
-    private let work = TaskPool<ResultCache.Key, RenderOutcome>()
-    private let negotiation: FormatNegotiation
     private let logger: Logger
 
     /// Creates the proxy; throws when it would accept no URL (no key and unsigned URLs off)
@@ -59,23 +57,17 @@ public final class ImageProxy: Sendable {
         if pipelineConfiguration.metricsFactory == nil {
             pipelineConfiguration.metricsFactory = PrometheusMetricsFactory(registry: metricsRegistry)
         }
+        // What the proxy promises clients (`max-age`) bounds how long a result is served.
+        pipelineConfiguration.encodedImageMaxAge = configuration.cacheMaxAge
         pipeline = ImagePipeline(configuration: pipelineConfiguration)
-        let wallClock = pipelineConfiguration.wallClock
-        results = ResultCache(
-            memoryLimit: configuration.resultMemoryLimit, disk: pipeline.dataCache, timeToLive: configuration.cacheMaxAge, now: wallClock)
         let metrics = self.metrics
         admission = Admission(slots: configuration.processingSlots, queueLimit: configuration.queueLimit) { metrics.queueChanged(by: $0) }
-        threads = NIOThreadPool(numberOfThreads: max(1, configuration.processingSlots))
-        threads.start()
-        renderer = Renderer(decoder: pipelineConfiguration.decoder, threads: threads)
-        negotiation = FormatNegotiation()
         logger = configuration.logger
     }
 
-    /// Stops the pipeline and the processing threads.
+    /// Stops the pipeline.
     public func shutdown() async {
         await pipeline.shutdown()
-        try? await threads.shutdownGracefully()
     }
 
     /// The path to request `source` with `options` (`s:256:256/fit:fill`...), signed with the
@@ -136,14 +128,17 @@ public final class ImageProxy: Sendable {
 
     /// What a pending request needs done, from its URL and headers.
     fileprivate struct Work: Sendable {
-        let source: URL
-        let plan: RenderPlan
-        let format: ProxyOptions.Format?
-        let accepted: FormatNegotiation.Accepted
-        let quality: Int
-        let key: ResultCache.Key
+        let request: ImageRequest
+        let encoding: EncodingRequest
+        /// The pipeline's cache key of the source and the result's variant name, for the ETag.
+        let sourceKey: String
+        let variant: String
         let varies: Bool
         let cacheTag: String
+
+        func etag(sourceValidator: String) -> String {
+            Validators.etag(source: sourceKey, variant: variant, sourceValidator: sourceValidator)
+        }
     }
 
     private enum Preparation {
@@ -176,17 +171,16 @@ public final class ImageProxy: Sendable {
             if case .failure(let refusal) = Result(catching: { () throws(MagpieError) in try configuration.sources.check(path.source) }) {
                 throw ProxyURLError.forbidden(refusal.description)
             }
-            let accepted = FormatNegotiation.Accepted(header: request.headers["accept"])
-            let quality = options.quality ?? configuration.defaultQuality
-            let key = ResultCache.Key(
-                source: pipeline.configuration.cacheKey(path.source), plan: plan, format: options.format, accepted: accepted,
-                quality: quality)
+            let imageRequest = plan.imageRequest(for: path.source)
+            let encoding = FormatNegotiation.encoding(
+                for: options.format, accept: request.headers["accept"], quality: options.quality ?? configuration.defaultQuality)
             let work = Work(
-                source: path.source, plan: plan, format: options.format, accepted: accepted, quality: quality, key: key,
-                varies: options.format == .auto, cacheTag: Validators.cacheTag(for: path.source))
-            if let hit = results.memoryResult(for: key) {
+                request: imageRequest, encoding: encoding, sourceKey: pipeline.configuration.cacheKey(path.source),
+                variant: pipeline.configuration.encodedVariantName(for: imageRequest, encoding: encoding), varies: options.format == .auto,
+                cacheTag: Validators.cacheTag(for: path.source))
+            if let hit = pipeline.cachedEncodedImage(for: imageRequest, encoding: encoding) {
                 metrics.cacheHit(.memory)
-                return .answered((success(hit, request: request, varies: work.varies, cacheTag: work.cacheTag), StageTimings(), "memory"))
+                return .answered((success(hit, work: work, request: request), StageTimings(), "memory"))
             }
             return .needsWork(work)
         } catch {
@@ -203,88 +197,37 @@ public final class ImageProxy: Sendable {
 
     private func answer(_ work: Work, _ request: ProxyRequest) async -> Answer {
         var timings = StageTimings()
-        let (key, varies, cacheTag) = (work.key, work.varies, work.cacheTag)
         do {
-            if let (hit, tier) = await results.result(for: key) {
-                metrics.cacheHit(tier)
-                return (success(hit, request: request, varies: varies, cacheTag: cacheTag), timings, tier.rawValue)
+            if let ifNoneMatch = request.headers["if-none-match"] {
+                // A conditional request for a result no memory holds: the original's validator
+                // decides, so a client that has this version costs no decoding.
+                let original = try await timings.measure(.download) { () throws(MagpieError) in try await pipeline.data(for: work.request) }
+                let etag = work.etag(sourceValidator: EncodedImage.validator(of: original.data, metadata: original.metadata))
+                if Validators.matches(ifNoneMatch, etag) { return (notModified(etag: etag, work: work), timings, nil) }
             }
-            metrics.cacheMiss()
-            let clock = ContinuousClock()
-            let downloadStart = clock.now
-            let original = try await pipeline.data(for: ImageRequest(url: work.source))
-            timings.add(downloadStart.duration(to: clock.now), to: .download)
-            let etag = Validators.etag(variant: key, source: original.metadata, bytes: original.data)
-            if Validators.matches(request.headers["if-none-match"], etag) {
-                // The client has this version: no decoding.
-                return (notModified(etag: etag, varies: varies, cacheTag: cacheTag), timings, nil)
+            // Requests joining work already running take no slot: only new work is admitted.
+            let admitted = !pipeline.isEncoding(work.request, encoding: work.encoding)
+            if admitted {
+                let queued = ContinuousClock.now
+                guard case .admitted = try await admission.enter() else {
+                    var response = failure(503, "busy: every processing slot and queue place is taken")
+                    response.headers.append(("Retry-After", "1"))
+                    return (response, timings, nil)
+                }
+                timings.add(ContinuousClock.now - queued, to: .queue)
             }
-            guard ImageFormat(sniffing: original.data) != .unknown else {
-                throw MagpieError.unsupportedFormat("the source is not a JPEG, PNG, GIF, WebP, HEIF or AVIF image")
-            }
-            let (plan, format, accepted, quality) = (work.plan, work.format, work.accepted, work.quality)
-            let (task, joined) = self.work.task(for: key) { [self] _ throws(MagpieError) in
-                try await render(original, plan: plan, format: format, accepted: accepted, quality: quality, key: key, etag: etag)
-            }
-            if joined { metrics.joined() }
-            let outcome = try await task.value()
-            switch outcome {
-            case .rendered(let result, let workTimings):
-                timings.merge(workTimings)
-                return (success(result, request: request, varies: varies, cacheTag: cacheTag), timings, nil)
-            case .queueFull:
-                var response = failure(503, "busy: every processing slot and queue place is taken")
-                response.headers.append(("Retry-After", "1"))
-                return (response, timings, nil)
-            }
+            defer { if admitted { admission.leave() } }
+            let metrics = self.metrics
+            let encoded = try await pipeline.encodedImage(for: work.request, encoding: work.encoding) { metrics.joined() }
+            if let cache = encoded.cache { metrics.cacheHit(cache) } else { metrics.cacheMiss() }
+            timings.merge(encoded.timings)
+            return (success(encoded, work: work, request: request), timings, encoded.cache?.rawValue)
         } catch let error as MagpieError {
             return (failure(FailureResponse.status(for: error), error.description), timings, nil)
         } catch {
-            return (failure(500, "\(error)"), timings, nil)
+            // Only the admission queue throws something else: the request was cancelled there.
+            return (failure(FailureResponse.status(for: .cancelled), MagpieError.cancelled.description), timings, nil)
         }
-    }
-
-    /// The shared work for one result: wait for a slot, decode, process, encode, cache.
-    private func render(
-        _ original: DataResponse, plan: RenderPlan, format: ProxyOptions.Format?, accepted: FormatNegotiation.Accepted, quality: Int,
-        key: ResultCache.Key, etag: String
-    ) async throws(MagpieError) -> RenderOutcome {
-        var timings = StageTimings()
-        let clock = ContinuousClock()
-        let queued = clock.now
-        let entry: Admission.Entry
-        do {
-            entry = try await admission.enter()
-        } catch {
-            throw .cancelled
-        }
-        guard case .admitted = entry else { return .queueFull }
-        defer { admission.leave() }
-        let limits = pipeline.configuration
-        let decoding = DecodingOptions(
-            thumbnail: plan.thumbnail, maximumPixels: limits.maximumPixels, decodesAllFrames: !plan.firstFrameOnly,
-            maximumAnimationFrames: limits.maximumAnimationFrames, maximumAnimationPixels: limits.maximumAnimationPixels)
-        // The pipeline's decode budget, shared with everything else the pipeline decodes.
-        let decodeMemory = DecodeMemory.estimate(original.data, options: decoding)
-        do {
-            _ = try await pipeline.decodeBudget.enter(cost: decodeMemory)
-        } catch {
-            throw .cancelled
-        }
-        defer { pipeline.decodeBudget.leave(cost: decodeMemory) }
-        timings.add(queued.duration(to: clock.now), to: .queue)
-        if Task.isCancelled { throw .cancelled }
-        let sourceFormat = ImageFormat(sniffing: original.data)
-        let negotiation = self.negotiation
-        let output = try await renderer.render(original.data, decoding: decoding, processors: plan.processors, quality: quality) { image in
-            negotiation.format(for: format, accepted: accepted, image: image, source: sourceFormat)
-        }
-        timings.merge(output.timings)
-        let result = ProxyResult(
-            body: output.bytes, contentType: output.format.mediaType, etag: etag, lastModified: original.metadata?.lastModified,
-            created: pipeline.configuration.wallClock())
-        results.store(result, for: key)
-        return .rendered(result, timings)
     }
 
     private func checkSignature(of path: ProxyPath) throws(ProxyURLError) {
@@ -307,25 +250,24 @@ public final class ImageProxy: Sendable {
         return value
     }
 
-    private func success(_ result: ProxyResult, request: ProxyRequest, varies: Bool, cacheTag: String) -> ProxyResponse {
-        if Validators.matches(request.headers["if-none-match"], result.etag) {
-            return notModified(etag: result.etag, varies: varies, cacheTag: cacheTag)
-        }
+    private func success(_ encoded: EncodedImage, work: Work, request: ProxyRequest) -> ProxyResponse {
+        let etag = work.etag(sourceValidator: encoded.sourceValidator)
+        if Validators.matches(request.headers["if-none-match"], etag) { return notModified(etag: etag, work: work) }
         var headers: [(name: String, value: String)] = [
-            ("Content-Type", result.contentType), ("Cache-Control", imageCacheControl), ("ETag", result.etag),
-            ("Cache-Tag", cacheTag), ("Surrogate-Key", cacheTag),
+            ("Content-Type", encoded.format.mediaType), ("Cache-Control", imageCacheControl), ("ETag", etag),
+            ("Cache-Tag", work.cacheTag), ("Surrogate-Key", work.cacheTag),
         ]
-        if let lastModified = result.lastModified { headers.append(("Last-Modified", lastModified)) }
-        if varies { headers.append(("Vary", "Accept")) }
-        metrics.served(format: String(result.contentType.dropFirst("image/".count)))
-        return ProxyResponse(status: 200, headers: headers, body: result.body)
+        if let lastModified = encoded.sourceLastModified { headers.append(("Last-Modified", lastModified)) }
+        if work.varies { headers.append(("Vary", "Accept")) }
+        metrics.served(format: String(encoded.format.mediaType.dropFirst("image/".count)))
+        return ProxyResponse(status: 200, headers: headers, body: encoded.data)
     }
 
-    private func notModified(etag: String, varies: Bool, cacheTag: String) -> ProxyResponse {
+    private func notModified(etag: String, work: Work) -> ProxyResponse {
         var headers: [(name: String, value: String)] = [
-            ("Cache-Control", imageCacheControl), ("ETag", etag), ("Cache-Tag", cacheTag), ("Surrogate-Key", cacheTag),
+            ("Cache-Control", imageCacheControl), ("ETag", etag), ("Cache-Tag", work.cacheTag), ("Surrogate-Key", work.cacheTag),
         ]
-        if varies { headers.append(("Vary", "Accept")) }
+        if work.varies { headers.append(("Vary", "Accept")) }
         return ProxyResponse(status: 304, headers: headers, body: [])
     }
 
@@ -346,12 +288,6 @@ public final class ImageProxy: Sendable {
         allowed.insert(charactersIn: "-._~")
         return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
     }
-}
-
-/// What the shared work for one result ends with.
-enum RenderOutcome: Sendable {
-    case rendered(ProxyResult, StageTimings)
-    case queueFull
 }
 
 /// A configuration the proxy cannot run with.

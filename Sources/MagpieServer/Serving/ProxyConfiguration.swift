@@ -5,8 +5,9 @@ public import Magpie
 /// Everything `magpie proxy` and ``ImageProxy`` can be told. The defaults suit a server that
 /// fetches URLs its clients chose: public addresses only, originals on disk, results in memory.
 public struct ProxyConfiguration: Sendable {
-    /// The pipeline that fetches and caches originals. Its address policy defaults to
-    /// ``Magpie/AddressPolicy/publicOnly``; its memory cache is off (results are cached instead).
+    /// The pipeline that makes and caches every result. Its address policy defaults to
+    /// ``Magpie/AddressPolicy/publicOnly``; its memory cache of decoded images is off (encoded
+    /// results are kept in memory instead), and its disk keeps originals and results.
     public var pipeline: ImagePipeline.Configuration
     /// Keys that sign URLs; the first signs (``URLSigner``), every one is accepted.
     public var signingKeys: [SigningKey] = []
@@ -24,17 +25,25 @@ public struct ProxyConfiguration: Sendable {
     public var limits = ProcessingLimits()
     /// JPEG, WebP and AVIF quality when the URL gives none.
     public var defaultQuality = 80
-    /// `Cache-Control: max-age` of images.
+    /// `Cache-Control: max-age` of images, and how long the proxy serves a result from its
+    /// caches (the pipeline's ``Magpie/ImagePipeline/Configuration/encodedImageMaxAge``).
     public var cacheMaxAge: Duration = .seconds(86_400)
     /// `stale-while-revalidate` of images; zero leaves it out.
     public var staleWhileRevalidate: Duration = .seconds(3_600)
     /// `Cache-Control: max-age` of errors: short, so a fixed source is served soon.
     public var errorMaxAge: Duration = .seconds(10)
-    /// Bytes of encoded results kept in memory.
-    public var resultMemoryLimit = 64 * 1024 * 1024
-    /// Images decoded, processed and encoded at once.
-    public var processingSlots = max(1, ProcessInfo.processInfo.activeProcessorCount)
-    /// Images waiting for a slot; beyond this, requests get 503 with `Retry-After`.
+    /// Bytes of encoded results kept in memory: the pipeline's
+    /// ``Magpie/ImagePipeline/Configuration/encodedMemoryCacheLimit``.
+    public var resultMemoryLimit: Int {
+        get { pipeline.encodedMemoryCacheLimit ?? 0 }
+        set { pipeline.encodedMemoryCacheLimit = newValue }
+    }
+    /// Requests starting new work at once (download, decode, processing, encoding), two per
+    /// core as imgproxy's workers. A request for a result already being made joins that work and
+    /// takes no slot. How many decodes and encodes run at once is the pipeline's
+    /// (``Magpie/ImagePipeline/Configuration/decodingThreads``, one per core).
+    public var processingSlots = 2 * max(1, ProcessInfo.processInfo.activeProcessorCount)
+    /// Requests waiting for a slot; beyond this, requests get 503 with `Retry-After`.
     public var queueLimit = 64
     /// Memory that decodes in progress may hold together, in bytes: the pipeline's
     /// ``Magpie/ImagePipeline/Configuration/decodeMemoryBudget``. Progressive JPEGs keep every
@@ -55,6 +64,8 @@ public struct ProxyConfiguration: Sendable {
         var pipeline = ImagePipeline.Configuration()
         pipeline.addressPolicy = .publicOnly
         pipeline.memoryCache = nil
+        pipeline.encodedMemoryCacheLimit = 64 * 1024 * 1024
+        pipeline.diskCachePolicy = .originalsAndVariants
         pipeline.diskCache = cacheDirectory.map { DataCache.Configuration(directory: $0) }
         pipeline.maximumConcurrentDownloads = 32
         pipeline.maximumPixels = 50_000_000

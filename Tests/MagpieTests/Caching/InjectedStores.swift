@@ -62,8 +62,8 @@ final class InMemoryDataCache: DataCaching {
         entries.withLockedValue { $0.variants[key]?[variant] != nil }
     }
 
-    func storeVariant(_ bytes: [UInt8], for key: String, variant: String, redirects: [URL]) {
-        let entry = CachedData(key: key + "|" + variant, data: bytes, metadata: HTTPMetadata(redirects: redirects))
+    func storeVariant(_ bytes: [UInt8], for key: String, variant: String, metadata: HTTPMetadata) {
+        let entry = CachedData(key: key + "|" + variant, data: bytes, metadata: metadata)
         entries.withLockedValue { $0.variants[key, default: [:]][variant] = entry }
     }
 

@@ -57,8 +57,12 @@ struct MemoryPressureTests {
 
     @Test func turnedOffNothingWatches() async throws {
         let pressure = ManualMemoryPressure()
-        try await withTestFixture(configure: { $0.memoryPressure = pressure; $0.memoryCache = nil }) { _ in
+        try await withTestFixture(configure: { $0.memoryPressure = pressure; $0.memoryCache = nil; $0.encodedMemoryCacheLimit = nil }) { _ in
             #expect(pressure.watchCount == 0, "no memory cache, nothing to trim")
+        }
+        // Encoded output alone is still worth trimming.
+        try await withTestFixture(configure: { $0.memoryPressure = pressure; $0.memoryCache = nil }) { _ in
+            #expect(pressure.watchCount == 1)
         }
     }
 

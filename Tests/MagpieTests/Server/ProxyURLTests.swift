@@ -23,11 +23,14 @@ struct ProxyURLTests {
         ])
     }
 
-    static func key(_ segments: [String], accept: String? = nil) throws -> ResultCache.Key {
+    static let pipeline = ImagePipeline.Configuration()
+
+    /// The name the proxy's result is kept and validated under (beside the source's key).
+    static func key(_ segments: [String], accept: String? = nil) throws -> String {
         let options = try parser.parse(segments)
-        return ResultCache.Key(
-            source: "https://example.com/a.jpg", plan: try RenderPlan(options, limits: ProcessingLimits()), format: options.format,
-            accepted: .init(header: accept), quality: options.quality ?? 80)
+        let request = try RenderPlan(options, limits: ProcessingLimits()).imageRequest(for: URL(string: "https://example.com/a.jpg")!)
+        let encoding = FormatNegotiation.encoding(for: options.format, accept: accept, quality: options.quality ?? 80)
+        return pipeline.encodedVariantName(for: request, encoding: encoding)
     }
 
     /// Every option changes the result's cache key: the key is derived from the processors and
@@ -143,12 +146,19 @@ struct ProxyURLTests {
         #expect(throws: MagpieError.self) { try policy.check(URL(string: "https://example.com.evil.net/a.jpg")!) }
     }
 
-    @Test func acceptHeadersReduceToWhatMatters() {
-        typealias Accepted = FormatNegotiation.Accepted
-        #expect(Accepted(header: "image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8").key == "avif+webp")
-        #expect(Accepted(header: "image/webp,*/*").key == "webp")
-        #expect(Accepted(header: "image/avif;q=0, image/webp;q=0.5").key == "webp")
-        #expect(Accepted(header: "*/*").key == "")
-        #expect(Accepted(header: nil).key == "")
+    @Test func acceptHeadersAreReadForImageFormats() {
+        let accepted = FormatNegotiation.accepted
+        #expect(accepted("image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8") == [.avif, .webp])
+        #expect(accepted("image/webp,*/*") == [.webp])
+        #expect(accepted("image/avif;q=0, image/webp;q=0.5, image/png") == [.webp, .png])
+        #expect(accepted("*/*").isEmpty && accepted(nil).isEmpty)
+    }
+
+    /// Only what can change the choice enters the key: browsers differing in other types share.
+    @Test func acceptHeadersReduceToWhatMatters() throws {
+        #expect(try Self.key(["f:auto"], accept: "image/avif,image/webp,image/apng,*/*;q=0.8") == Self.key(["f:auto"], accept: "image/webp,image/avif"))
+        #expect(try Self.key(["f:auto"], accept: "image/webp,image/png") == Self.key(["f:auto"], accept: "image/webp"))
+        #expect(try Self.key(["f:auto"], accept: "image/avif;q=0, image/webp") == Self.key(["f:auto"], accept: "image/webp"))
+        #expect(try Self.key(["f:auto"], accept: "*/*") == Self.key(["f:auto"]))
     }
 }

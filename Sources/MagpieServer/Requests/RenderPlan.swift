@@ -1,7 +1,9 @@
+import Foundation
 import Magpie
 
-/// How the options become a decode and processors: shrink-on-load does the scaling wherever it
-/// can, so a 256 px thumbnail of a 12 MP JPEG never exists at full size.
+/// How the options become the pipeline's request: a decode-time thumbnail and processors.
+/// Shrink-on-load does the scaling wherever it can, so a 256 px thumbnail of a 12 MP JPEG never
+/// exists at full size.
 struct RenderPlan: Sendable {
     let thumbnail: ImageRequest.Thumbnail?
     let processors: [any ImageProcessing]
@@ -35,9 +37,8 @@ struct RenderPlan: Sendable {
         firstFrameOnly = options.firstFrame
     }
 
-    /// Names what the plan makes, from the thumbnail and the processors' own identifiers, for
-    /// cache keys and ETags: two URLs that ask for the same pixels share a result.
-    var variant: String {
-        ImageRequest.variantName(thumbnail: thumbnail, processors: processors, firstFrameOnly: firstFrameOnly)
+    /// What the pipeline is asked to load for `source`.
+    func imageRequest(for source: URL) -> ImageRequest {
+        ImageRequest(url: source, thumbnail: thumbnail, processors: processors, options: firstFrameOnly ? [.firstFrameOnly] : [])
     }
 }

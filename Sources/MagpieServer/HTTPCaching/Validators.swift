@@ -4,11 +4,11 @@ import Magpie
 
 /// ETags, `If-None-Match` and cache tags.
 enum Validators {
-    /// A strong ETag for one variant of one version of a source: from the source's own
-    /// validator (its ETag, else its Last-Modified, else a hash of its bytes) and the variant.
-    static func etag(variant: ResultCache.Key, source metadata: HTTPMetadata?, bytes: [UInt8]) -> String {
-        let validator = metadata?.etag ?? metadata?.lastModified ?? "sha256:" + DiskEntryFormat.sha256Hex(bytes).prefix(32)
-        let digest = SHA256.hash(data: Array("\(variant.source)\n\(variant.variant)\n\(validator)".utf8))
+    /// A strong ETag for one variant of one version of a source: from the source's cache key,
+    /// the variant's name (what is made and how it is encoded) and the source's own validator
+    /// (``Magpie/EncodedImage/validator(of:metadata:)``).
+    static func etag(source: String, variant: String, sourceValidator: String) -> String {
+        let digest = SHA256.hash(data: Array("\(source)\n\(variant)\n\(sourceValidator)".utf8))
         return "\"" + Base64URL.encode(digest).prefix(22) + "\""
     }
 

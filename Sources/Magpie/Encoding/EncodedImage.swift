@@ -1,0 +1,46 @@
+/// A request's finished image as bytes, with what an HTTP answer needs to describe it.
+public struct EncodedImage: Sendable {
+    /// The encoded bytes.
+    public let data: [UInt8]
+    /// Their format.
+    public let format: ImageFormat
+    /// Where the original's bytes came from (as for ``ImageResponse/source``), or `.memory` and
+    /// `.disk` when the encoded bytes themselves came from a cache (``cache``).
+    public let source: ImageSource
+    /// The cache the encoded bytes came from; `nil` when they were encoded for this request.
+    public let cache: Cache?
+    /// Names the version of the original they were made from: its `ETag`, else its
+    /// `Last-Modified`, else a hash of its bytes. New bytes at the URL mean a new validator.
+    public let sourceValidator: String
+    /// The original's `Last-Modified`, if its server sent one.
+    public let sourceLastModified: String?
+    /// How long each stage took for the work that made it (none for a cache hit).
+    package var timings = StageTimings()
+
+    /// A cache of encoded images.
+    public enum Cache: String, Sendable, Hashable {
+        case memory, disk
+    }
+
+    init(data: [UInt8], format: ImageFormat, source: ImageSource, cache: Cache?, sourceValidator: String, sourceLastModified: String?) {
+        self.data = data
+        self.format = format
+        self.source = source
+        self.cache = cache
+        self.sourceValidator = sourceValidator
+        self.sourceLastModified = sourceLastModified
+    }
+
+    /// The same bytes answered from `cache`.
+    func answered(from cache: Cache) -> EncodedImage {
+        EncodedImage(
+            data: data, format: format, source: cache == .memory ? .memory : .disk, cache: cache, sourceValidator: sourceValidator,
+            sourceLastModified: sourceLastModified)
+    }
+
+    /// The validator of an original: the one way both the encode stage and a caller holding the
+    /// original (``ImagePipeline/data(for:)``) name its version.
+    public static func validator(of original: [UInt8], metadata: HTTPMetadata?) -> String {
+        metadata?.etag ?? metadata?.lastModified ?? "sha256:" + DiskEntryFormat.sha256Hex(original).prefix(32)
+    }
+}

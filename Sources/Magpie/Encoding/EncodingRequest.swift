@@ -1,0 +1,67 @@
+/// How a request's finished image is written out as bytes: the format (fixed, the source's, or
+/// chosen from what a client accepts) and the encoder's settings. Two requests with equal
+/// encodings of equal images share the encoding, its memory-cache entry and its disk variant.
+///
+/// ```swift
+/// var request = ImageRequest(url: photoURL, thumbnail: .init(width: 320, height: 320, fit: .cover))
+/// let encoded = try await pipeline.encodedImage(
+///     for: request, encoding: EncodingRequest(format: .negotiated(accepting: [.avif, .webp]), quality: 75))
+/// response.headers.contentType = encoded.format.mediaType
+/// ```
+public struct EncodingRequest: Sendable, Hashable {
+    /// The format to write.
+    public var format: Format
+    /// Quality for lossy formats, 1...100.
+    public var quality: Int
+    /// For JPEG: write a progressive (interlaced) file.
+    public var progressive: Bool
+    /// For WebP: encode losslessly (``quality`` is then ignored).
+    public var lossless: Bool
+
+    /// Creates an encoding request.
+    public init(format: Format = .source, quality: Int = 85, progressive: Bool = false, lossless: Bool = false) {
+        self.format = format
+        self.quality = quality
+        self.progressive = progressive
+        self.lossless = lossless
+    }
+
+    /// Which format the bytes are written in.
+    public enum Format: Sendable, Hashable {
+        /// The source's own format where browsers show it (JPEG, PNG, WebP, GIF; a still GIF
+        /// becomes PNG, and a JPEG a processor made transparent PNG), otherwise JPEG, or PNG
+        /// when the image has transparency.
+        case source
+        /// This format; AVIF falls back to WebP where libvips has no AV1 encoder.
+        case fixed(ImageFormat)
+        /// The best of what a client accepts, given what the image holds: AVIF, then WebP, for a
+        /// still; WebP, else GIF, for an animation; otherwise as ``source``. Only AVIF and WebP
+        /// in the set change the choice, so only they enter cache keys.
+        case negotiated(accepting: Set<ImageFormat>)
+    }
+
+    /// The settings that change the bytes, with an accepted set reduced to the formats that can
+    /// change the choice: what keys and names are made of.
+    var normalized: EncodingRequest {
+        var copy = self
+        copy.quality = max(1, min(100, quality))
+        if case .negotiated(let accepted) = format { copy.format = .negotiated(accepting: accepted.intersection(Format.negotiable)) }
+        return copy
+    }
+
+    /// Names the encoding in a disk variant's name and in validators: `jpeg,q=80`,
+    /// `auto:avif+webp,q=75,lossless`.
+    var name: String {
+        let normalized = self.normalized
+        let format =
+            switch normalized.format {
+            case .source: "source"
+            case .fixed(let format): format.rawValue
+            case .negotiated(let accepted): "auto:" + accepted.map(\.rawValue).sorted().joined(separator: "+")
+            }
+        var parts = [format, "q=\(normalized.quality)"]
+        if progressive { parts.append("progressive") }
+        if lossless { parts.append("lossless") }
+        return parts.joined(separator: ",")
+    }
+}

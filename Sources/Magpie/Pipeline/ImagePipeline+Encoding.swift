@@ -1,0 +1,65 @@
+extension ImagePipeline {
+    /// Loads the image a request describes and encodes it as `encoding` asks: the bytes a
+    /// server sends or a job writes. The download, decode and processors are shared with every
+    /// other request for the same image (encoded or not); the encoding is shared with identical
+    /// requests, and kept in the encoded memory cache and, when the
+    /// ``Configuration/diskCachePolicy`` keeps variants, on disk beside the original.
+    ///
+    /// ```swift
+    /// let request = ImageRequest(url: photoURL, thumbnail: .init(width: 256, height: 256, fit: .cover))
+    /// let encoded = try await pipeline.encodedImage(for: request, encoding: .init(format: .fixed(.webp), quality: 80))
+    /// try Data(encoded.data).write(to: outputURL)
+    /// ```
+    ///
+    /// Cancelling the calling task leaves the work, which stops unless another request waits for it.
+    public func encodedImage(for request: ImageRequest, encoding: EncodingRequest) async throws(MagpieError) -> EncodedImage {
+        try await encodedImage(for: request, encoding: encoding, onJoin: nil)
+    }
+
+    /// As above; `onJoin` is called at once, before any waiting, when the request joins identical
+    /// work another request started (servers count these as they happen).
+    package func encodedImage(
+        for request: ImageRequest, encoding: EncodingRequest, onJoin: (@Sendable () -> Void)?
+    ) async throws(MagpieError) -> EncodedImage {
+        if let hit = cachedEncodedImage(for: request, encoding: encoding) {
+            recorder.record(.finished(.memory))
+            return hit
+        }
+        do {
+            let keys = RequestKeys(request, configuration: configuration)
+            let input = StageInput(request: request, keys: keys, arrival: scheduler.arrival())
+            try context.validate(input)
+            let (task, joined) = encodeStage.task(for: input, key: keys.encodeWork(encoding))
+            if joined { onJoin?() }
+            let encoded = try await task.value(priority: request.priority)
+            recorder.record(.finished(encoded.source))
+            return encoded
+        } catch {
+            recorder.record(error == .cancelled ? .cancelled : .failed)
+            throw error
+        }
+    }
+
+    /// The encoded image in memory for `request` and `encoding`, without waiting and without I/O.
+    public func cachedEncodedImage(for request: ImageRequest, encoding: EncodingRequest) -> EncodedImage? {
+        guard let cache = context.encodedCache, RequestKeys.readsMemory(request) else { return nil }
+        return cache[RequestKeys.storedEncoding(for: request, encoding: encoding, configuration: configuration)]?.answered(from: .memory)
+    }
+
+    /// Whether work for exactly this request and encoding is running now, so a new request for
+    /// it would join instead of starting its own.
+    package func isEncoding(_ request: ImageRequest, encoding: EncodingRequest) -> Bool {
+        encodeStage.isRunning(RequestKeys(request, configuration: configuration).encodeWork(encoding))
+    }
+
+}
+
+extension ImagePipeline.Configuration {
+    /// The name under which a request's encoded output is kept beside its original: what is
+    /// made of the original and how it is encoded, derived from the thumbnail, the processors'
+    /// identifiers, the frames kept and every setting of the encoding. Servers derive their
+    /// validators from it.
+    package func encodedVariantName(for request: ImageRequest, encoding: EncodingRequest) -> String {
+        RequestKeys.storedEncoding(for: request, encoding: encoding, configuration: self).variant
+    }
+}

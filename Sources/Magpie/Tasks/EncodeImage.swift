@@ -1,0 +1,91 @@
+import Foundation
+
+/// The stage after the processors for requests that want bytes: answers from the encoded
+/// memory cache or the encoded variant on disk, otherwise waits for the last processor (or the
+/// decode), chooses the format, encodes on the decoding threads and keeps the result in both
+/// caches. Keyed by the image work and the encoding, so requests for the same bytes share one
+/// encode, and requests for other encodings of the same image share everything before it.
+final class EncodeImage: Sendable {
+    private let context: PipelineContext
+    private let process: ProcessImage
+    private let pool: TaskPool<EncodeWorkKey, EncodedImage>
+
+    init(context: PipelineContext, process: ProcessImage) {
+        self.context = context
+        self.process = process
+        pool = TaskPool(tracker: context.workTracker)
+    }
+
+    var inFlightCount: Int { pool.count }
+
+    func isRunning(_ key: EncodeWorkKey) -> Bool { pool.contains(key) }
+
+    /// The shared work for `key`, and whether it was already running.
+    func task(for input: StageInput, key: EncodeWorkKey) -> (task: SharedTask<EncodedImage>, joined: Bool) {
+        let (task, joined) = pool.task(for: key) { [self] shared throws(MagpieError) in
+            try await encode(input, key: key, shared: shared)
+        }
+        if joined { context.recorder.record(.joinedWork) }
+        return (task, joined)
+    }
+
+    private func encode(_ input: StageInput, key: EncodeWorkKey, shared: SharedTask<EncodedImage>) async throws(MagpieError) -> EncodedImage {
+        let request = input.request
+        // Finished by an identical request just before this one started.
+        if RequestKeys.readsMemory(request), let hit = context.encodedCache?[key.stored] { return hit.answered(from: .memory) }
+        if let stored = await storedEncoding(input, key: key) { return stored }
+        let made = try await process.task(for: input, upTo: request.processors.count).value(for: shared) { event in
+            if case .task = event { shared.send(event) }
+        }
+        let image = made.container.image
+        let format = key.encoding.format.choice(for: image, source: made.container.format)
+        let encoding = key.encoding
+        let encoder = ImageEncoder(quality: encoding.quality, progressive: encoding.progressive, lossless: encoding.lossless)
+        var timings = made.timings
+        let bytes = try await timings.measure(.encode) { () throws(MagpieError) in
+            try await context.decodingPool.run { () throws(MagpieError) in try encoder.encode(image, as: format) }
+        }
+        var encoded = EncodedImage(
+            data: bytes, format: format, source: made.source, cache: nil,
+            sourceValidator: EncodedImage.validator(of: made.container.data ?? [], metadata: made.metadata),
+            sourceLastModified: made.metadata?.lastModified)
+        encoded.timings = timings
+        keep(encoded, key: key, redirects: made.redirects)
+        return encoded
+    }
+
+    private func keep(_ encoded: EncodedImage, key: EncodeWorkKey, redirects: [URL]) {
+        let maximumAge = context.configuration.encodedImageMaxAge
+        context.encodedCache?.store(encoded, for: key.stored, maximumAge: maximumAge)
+        guard key.keepsEncoded, let dataCache = context.dataCache else { return }
+        // The entry's validators are the original's, so a hit answers with the same ETag.
+        let metadata = HTTPMetadata(
+            etag: encoded.sourceValidator, lastModified: encoded.sourceLastModified, contentType: encoded.format.mediaType,
+            freshUntil: maximumAge.map { context.configuration.wallClock().addingTimeInterval($0.timeInterval) }, redirects: redirects)
+        dataCache.storeVariant(encoded.data, for: key.stored.data, variant: key.stored.variant, metadata: metadata)
+        context.recorder.record(.variantStored)
+    }
+
+    private func storedEncoding(_ input: StageInput, key: EncodeWorkKey) async -> EncodedImage? {
+        guard key.keepsEncoded, RequestKeys.readsDisk(input.request), let dataCache = context.dataCache,
+            dataCache.containsVariant(for: key.stored.data, variant: key.stored.variant),
+            let entry = await dataCache.variantEntry(for: key.stored.data, variant: key.stored.variant),
+            let validator = entry.metadata.etag
+        else { return nil }
+        // Made from bytes that came through a host these rules refuse.
+        if (try? input.keys.sources.check(redirects: entry.metadata.redirects, of: input.request.url)) == nil { return nil }
+        var maximumAge: Duration?
+        if let freshUntil = entry.metadata.freshUntil {
+            let left = freshUntil.timeIntervalSince(context.configuration.wallClock())
+            guard left > 0 else { return nil }
+            maximumAge = .milliseconds(Int64(left * 1000))
+        }
+        let format = ImageFormat(sniffing: entry.data)
+        guard format != .unknown else { return nil }
+        let encoded = EncodedImage(
+            data: entry.data, format: format, source: .disk, cache: .disk, sourceValidator: validator,
+            sourceLastModified: entry.metadata.lastModified)
+        context.encodedCache?.store(encoded, for: key.stored, maximumAge: maximumAge)
+        return encoded
+    }
+}
