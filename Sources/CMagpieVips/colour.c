@@ -3,7 +3,7 @@
 #include <vips/vips.h>
 
 // Brings any decoded image to 8-bit sRGB with an alpha band.
-int magpie_to_rgba8(VipsImage *in, VipsImage **out) {
+magpie_status magpie_to_rgba8(VipsImage *in, VipsImage **out, char *error, size_t error_length) {
     VipsImage *current = in;
     g_object_ref(current);
     VipsImage *next = NULL;
@@ -64,9 +64,16 @@ int magpie_to_rgba8(VipsImage *in, VipsImage **out) {
         current = next;
     }
     *out = current;
-    return 0;
+    return MAGPIE_STATUS_OK;
 fail:
     g_object_unref(current);
-    return -1;
+    magpie_take_error(error, error_length, "converting to RGBA failed");
+    return MAGPIE_STATUS_FAILED;
 }
 
+int magpie_is_opaque(const unsigned char *pixels, size_t count) {
+    for (size_t i = 3; i < count * 4; i += 4) {
+        if (pixels[i] != 255) return 0;
+    }
+    return 1;
+}

@@ -41,13 +41,6 @@ static int jpeg_shrink_for_box(const magpie_header *source, int target_width, in
     return magpie_shrink_factor(source, shrink);
 }
 
-VipsImage *magpie_open_shrunk_jpeg(const void *data, size_t length, int shrink, VipsAccess access, VipsFailOn fail_on) {
-    VipsImage *image = NULL;
-    if (vips_jpegload_buffer((void *)data, length, &image, "shrink", shrink, "access", access, "fail_on", fail_on, NULL))
-        return NULL;
-    return image;
-}
-
 // The animation limits, checked against the header before any frame is decoded.
 static magpie_status check_animation(const magpie_header *source, const magpie_decode_options *options,
                                      char *error, size_t error_length) {
@@ -99,28 +92,21 @@ static magpie_status decode_animation(const void *data, size_t length, const mag
     int page_height = vips_image_get_page_height(loaded);
     int frames = loaded->Ysize / page_height;
     VipsImage *rgba = NULL;
-    failed = magpie_to_rgba8(loaded, &rgba);
+    magpie_status status = magpie_to_rgba8(loaded, &rgba, error, error_length);
     image->delays = copy_delays(loaded, frames);
     image->loop = 0;
     if (vips_image_get_typeof(loaded, "loop")) vips_image_get_int(loaded, "loop", &image->loop);
     g_object_unref(loaded);
-    if (failed) {
-        magpie_take_error(error, error_length, "converting to RGBA failed");
-        return MAGPIE_STATUS_FAILED;
-    }
+    if (status != MAGPIE_STATUS_OK) return status;
     int thumbnail = options->target_width > 0 || options->target_height > 0;
     magpie_process_options resize = {.operation = MAGPIE_OPERATION_RESIZE, .gravity = MAGPIE_GRAVITY_CENTRE};
     resize.width = options->target_width > 0 ? options->target_width : VIPS_MAX_COORD;
     resize.height = options->target_height > 0 ? options->target_height : VIPS_MAX_COORD;
     resize.fit = options->fit;
     // Rendered frame after frame in order, which is also the order the GIF decoder works in.
-    failed = magpie_plan_frames(rgba, NULL, frames, -1, thumbnail ? &resize : NULL, image, error, error_length);
+    status = magpie_plan_frames(rgba, NULL, frames, -1, thumbnail ? &resize : NULL, image, error, error_length);
     g_object_unref(rgba);
-    if (failed) {
-        if (failed < 0) magpie_take_error(error, error_length, "decoding failed");
-        return MAGPIE_STATUS_FAILED;
-    }
-    return MAGPIE_STATUS_OK;
+    return status;
 }
 
 // Cover: the box the image fits inside at the scale where it covers the requested box, so
@@ -188,7 +174,7 @@ magpie_status magpie_decode(const void *data, size_t length, const magpie_decode
     }
     int is_png = format == MAGPIE_FORMAT_PNG;
     int is_gif = format == MAGPIE_FORMAT_GIF;
-    if (is_png && !magpie_png_data_is_sound(data, length, error, error_length)) return MAGPIE_STATUS_FAILED;
+    if (is_png && magpie_png_check_data(data, length, error, error_length) != MAGPIE_STATUS_OK) return MAGPIE_STATUS_FAILED;
     if (is_gif && (status = validate_gif(data, length, error, error_length)) != MAGPIE_STATUS_OK) return status;
     // libnsgif reports corrupt frame data only as a warning.
     VipsFailOn fail_on = partial ? VIPS_FAIL_ON_NONE : is_gif ? VIPS_FAIL_ON_WARNING : VIPS_FAIL_ON_ERROR;
@@ -276,77 +262,12 @@ magpie_status magpie_decode(const void *data, size_t length, const magpie_decode
     }
 
     VipsImage *rgba = NULL;
-    int converted = magpie_to_rgba8(decoded, &rgba);
+    magpie_status converted = magpie_to_rgba8(decoded, &rgba, error, error_length);
     g_object_unref(decoded);
-    if (converted) {
-        magpie_take_error(error, error_length, "converting to RGBA failed");
-        return MAGPIE_STATUS_FAILED;
-    }
+    if (converted != MAGPIE_STATUS_OK) return converted;
     // Nothing is decoded yet: libvips runs the pipeline when magpie_render asks for pixels.
     image->handle = rgba;
     image->width = vips_image_get_width(rgba);
     image->height = vips_image_get_height(rgba);
     return MAGPIE_STATUS_OK;
 }
-
-// Below this source size libvips' thread pool costs more than it saves: handing a small image's few
-// tiles to worker threads and back took longer than decoding them (a warm load of 240 cached
-// 256 px thumbnails spent more time in thread switches and GLib locks than in libjpeg).
-#define SMALL_IMAGE_PIXELS (512 * 512)
-
-// Computes the whole image on the calling thread, into one region, and copies its rows out.
-magpie_status magpie_render_here(VipsImage *image, unsigned char *destination, char *error, size_t error_length) {
-    VipsRegion *region = vips_region_new(image);
-    VipsRect all = {0, 0, image->Xsize, image->Ysize};
-    if (!region || vips_region_prepare(region, &all)) {
-        if (region) g_object_unref(region);
-        magpie_take_error(error, error_length, "decoding failed");
-        return MAGPIE_STATUS_FAILED;
-    }
-    size_t row = VIPS_IMAGE_SIZEOF_LINE(image);
-    for (int y = 0; y < image->Ysize; y++) memcpy(destination + row * y, VIPS_REGION_ADDR(region, 0, y), row);
-    g_object_unref(region);
-    return MAGPIE_STATUS_OK;
-}
-
-magpie_status magpie_render(magpie_image *image, unsigned char *destination, size_t length,
-                       char *error, size_t error_length) {
-    if (image->frame_plan) return magpie_render_frames(image, destination, length, error, error_length);
-    VipsImage *rgba = image->handle;
-    if (!rgba || length != VIPS_IMAGE_SIZEOF_IMAGE(rgba)) {
-        magpie_set_error(error, error_length, "the destination does not fit the image");
-        return MAGPIE_STATUS_FAILED;
-    }
-    // The source's size measures the work, not the output's: a 256 px thumbnail of a 12 MP
-    // photo still has 12 MP to shrink. (Animations render frame by frame, above.)
-    uint64_t source_pixels = (uint64_t)image->source.width * (uint64_t)image->source.height;
-    if (source_pixels > 0 && source_pixels <= SMALL_IMAGE_PIXELS) return magpie_render_here(rgba, destination, error, error_length);
-    // What vips_image_write_to_memory does, into the caller's buffer instead of a new one.
-    VipsImage *target = vips_image_new_from_memory(destination, length, rgba->Xsize, rgba->Ysize,
-                                                   rgba->Bands, rgba->BandFmt);
-    if (!target) {
-        magpie_take_error(error, error_length, "decoding failed");
-        return MAGPIE_STATUS_FAILED;
-    }
-    int failed = vips_image_write(rgba, target);
-    g_object_unref(target);
-    if (failed) {
-        magpie_take_error(error, error_length, "decoding failed");
-        return MAGPIE_STATUS_FAILED;
-    }
-    return MAGPIE_STATUS_OK;
-}
-
-void magpie_free_image(magpie_image *image) {
-    if (!image) return;
-    if (image->handle) {
-        g_object_unref(image->handle);
-        image->handle = NULL;
-    }
-    magpie_free_frames(image);
-    g_free(image->delays);
-    image->delays = NULL;
-    g_free(image->owned_data);
-    image->owned_data = NULL;
-}
-

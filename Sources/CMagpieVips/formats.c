@@ -93,7 +93,7 @@ VipsImage *magpie_open_image(const void *data, size_t length, magpie_format form
 magpie_status magpie_read_header(const void *data, size_t length, magpie_header *header,
                             char *error, size_t error_length) {
     memset(header, 0, sizeof *header);
-    if (magpie_png_is_png(data, length) && !magpie_png_chunks_fit(data, length, error, error_length))
+    if (magpie_png_is_png(data, length) && magpie_png_check_chunks(data, length, error, error_length) != MAGPIE_STATUS_OK)
         return MAGPIE_STATUS_FAILED;
     int status = find_loader(data, length, header, error, error_length);
     if (status != MAGPIE_STATUS_OK) return status;
@@ -108,3 +108,9 @@ magpie_status magpie_read_header(const void *data, size_t length, magpie_header 
     return MAGPIE_STATUS_OK;
 }
 
+VipsImage *magpie_open_shrunk_jpeg(const void *data, size_t length, int shrink, VipsAccess access, VipsFailOn fail_on) {
+    VipsImage *image = NULL;
+    if (vips_jpegload_buffer((void *)data, length, &image, "shrink", shrink, "access", access, "fail_on", fail_on, NULL))
+        return NULL;
+    return image;
+}

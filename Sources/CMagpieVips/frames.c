@@ -39,15 +39,18 @@ typedef struct {
 static size_t frame_bytes(const frame_plan *plan) { return (size_t)plan->frame_width * plan->frame_height * 4; }
 
 // One decoded frame in memory through the operation. `box` is the caller's copy of the plan's.
-static int process_frame(const frame_plan *plan, const unsigned char *pixels, magpie_crop_box *box, VipsImage **out,
-                         char *error, size_t error_length) {
+static magpie_status process_frame(const frame_plan *plan, const unsigned char *pixels, magpie_crop_box *box, VipsImage **out,
+                                   char *error, size_t error_length) {
     size_t count = (size_t)plan->frame_width * plan->frame_height;
     VipsImage *wrapped = magpie_wrap_rgba(pixels, plan->frame_width, plan->frame_height);
-    if (!wrapped) return -1;
+    if (!wrapped) {
+        magpie_take_error(error, error_length, "processing a frame failed");
+        return MAGPIE_STATUS_FAILED;
+    }
     int opaque = plan->opaque >= 0 ? plan->opaque : magpie_is_opaque(pixels, count);
-    int failed = magpie_run_operation(wrapped, opaque, &plan->options, box, out, error, error_length);
+    magpie_status status = magpie_run_operation(wrapped, opaque, &plan->options, box, out, error, error_length);
     g_object_unref(wrapped);
-    return failed;
+    return status;
 }
 
 // Decodes frame `index` of the strip into `destination` (calling thread only: the decoder
@@ -79,17 +82,14 @@ static magpie_status process_and_finish(const frame_plan *plan, const magpie_ima
                                         int index, unsigned char *destination, char *error, size_t error_length) {
     magpie_crop_box box = plan->box;
     VipsImage *result = NULL;
-    int failed = process_frame(plan, pixels, &box, &result, error, error_length);
-    if (failed) {
-        if (failed < 0) magpie_take_error(error, error_length, "processing a frame failed");
-        return MAGPIE_STATUS_FAILED;
-    }
-    magpie_status status = finish_frame(image, result, index, destination, error, error_length);
+    magpie_status status = process_frame(plan, pixels, &box, &result, error, error_length);
+    if (status != MAGPIE_STATUS_OK) return status;
+    status = finish_frame(image, result, index, destination, error, error_length);
     g_object_unref(result);
     return status;
 }
 
-int magpie_plan_frames(VipsImage *strip, const unsigned char *pixels, int frames, int opaque,
+magpie_status magpie_plan_frames(VipsImage *strip, const unsigned char *pixels, int frames, int opaque,
                        const magpie_process_options *options, magpie_image *image, char *error, size_t error_length) {
     frame_plan *plan = g_new0(frame_plan, 1);
     plan->strip = strip;
@@ -99,29 +99,30 @@ int magpie_plan_frames(VipsImage *strip, const unsigned char *pixels, int frames
     plan->frame_width = vips_image_get_width(strip);
     plan->frame_height = vips_image_get_height(strip) / frames;
     plan->opaque = opaque;
-    int failed = 0;
+    magpie_status status = MAGPIE_STATUS_OK;
     if (options) {
         plan->has_operation = 1;
         plan->options = *options;
         const unsigned char *first = pixels;
         if (!first) {
             plan->first_pixels = g_malloc(frame_bytes(plan));
-            failed = decode_frame(plan, 0, plan->first_pixels, error, error_length) != MAGPIE_STATUS_OK;
+            status = decode_frame(plan, 0, plan->first_pixels, error, error_length);
             first = plan->first_pixels;
         }
-        if (!failed) failed = process_frame(plan, first, &plan->box, &plan->first, error, error_length);
-    } else {
-        failed = vips_extract_area(strip, &plan->first, 0, 0, plan->frame_width, plan->frame_height, NULL) ? -1 : 0;
+        if (status == MAGPIE_STATUS_OK) status = process_frame(plan, first, &plan->box, &plan->first, error, error_length);
+    } else if (vips_extract_area(strip, &plan->first, 0, 0, plan->frame_width, plan->frame_height, NULL)) {
+        magpie_take_error(error, error_length, "decoding failed");
+        status = MAGPIE_STATUS_FAILED;
     }
-    if (failed) {
+    if (status != MAGPIE_STATUS_OK) {
         magpie_free_frames(&(magpie_image){.frame_plan = plan});
-        return failed;
+        return status;
     }
     image->frame_plan = plan;
     image->frames = frames;
     image->width = vips_image_get_width(plan->first);
     image->height = vips_image_get_height(plan->first);
-    return 0;
+    return MAGPIE_STATUS_OK;
 }
 
 // MARK: - Two threads

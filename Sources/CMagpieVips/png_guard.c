@@ -27,7 +27,7 @@ int magpie_png_is_png(const void *data, size_t length) {
     return length >= 8 && memcmp(data, signature, 8) == 0;
 }
 
-int magpie_png_chunks_fit(const void *data, size_t length, char *error, size_t error_length) {
+magpie_status magpie_png_check_chunks(const void *data, size_t length, char *error, size_t error_length) {
     const unsigned char *bytes = data;
     size_t offset = 8;
     while (offset + 8 <= length) {
@@ -38,7 +38,7 @@ int magpie_png_chunks_fit(const void *data, size_t length, char *error, size_t e
             snprintf(text, sizeof text, "the %.4s chunk claims %u bytes, more than the file holds", bytes + offset + 4,
                      chunk_length);
             fail(error, error_length, text);
-            return 0;
+            return MAGPIE_STATUS_FAILED;
         }
         // Critical chunks (an upper-case first letter) must be intact: libvips decodes a PNG
         // whose image data fails its CRC without complaint. Damaged ancillary chunks (text,
@@ -50,13 +50,13 @@ int magpie_png_chunks_fit(const void *data, size_t length, char *error, size_t e
                 char text[96];
                 snprintf(text, sizeof text, "the %.4s chunk fails its CRC check", type);
                 fail(error, error_length, text);
-                return 0;
+                return MAGPIE_STATUS_FAILED;
             }
         }
-        if (memcmp(type, "IEND", 4) == 0) return 1;
+        if (memcmp(type, "IEND", 4) == 0) return MAGPIE_STATUS_OK;
         offset += (size_t)chunk_length + 12;
     }
-    return 1;  // Ends early: libvips reports the truncation.
+    return MAGPIE_STATUS_OK;  // Ends early: libvips reports the truncation.
 }
 
 int magpie_png_is_animated(const void *data, size_t length) {
@@ -97,13 +97,13 @@ static uint64_t expected_image_bytes(const unsigned char *ihdr) {
     return total;
 }
 
-int magpie_png_data_is_sound(const void *data, size_t length, char *error, size_t error_length) {
+magpie_status magpie_png_check_data(const void *data, size_t length, char *error, size_t error_length) {
     const unsigned char *bytes = data;
-    if (length < 33 || memcmp(bytes + 12, "IHDR", 4) != 0 || read32(bytes + 8) != 13) return 1;
+    if (length < 33 || memcmp(bytes + 12, "IHDR", 4) != 0 || read32(bytes + 8) != 13) return MAGPIE_STATUS_OK;
     uint64_t allowed = expected_image_bytes(bytes + 16);
     z_stream stream;
     memset(&stream, 0, sizeof stream);
-    if (inflateInit(&stream) != Z_OK) return 1;
+    if (inflateInit(&stream) != Z_OK) return MAGPIE_STATUS_OK;
     unsigned char scratch[1 << 16];
     uint64_t produced = 0;
     int status = Z_OK, fits = 1;
@@ -143,5 +143,5 @@ int magpie_png_data_is_sound(const void *data, size_t length, char *error, size_
         fail(error, error_length, text);
     }
     inflateEnd(&stream);
-    return fits && !corrupt;
+    return fits && !corrupt ? MAGPIE_STATUS_OK : MAGPIE_STATUS_FAILED;
 }

@@ -1,4 +1,18 @@
 // What the shim's files share with each other (not part of the Swift-facing API).
+//
+// One return convention: a function that can fail returns magpie_status with `error` set;
+// one that opens an image returns NULL on failure and leaves libvips' error buffer for the
+// caller to take; predicates return 1 or 0.
+//
+// The files call each other in one direction only, from the entry points down
+// (`ShimLayeringTests` fails on a loop):
+//   decode.c, process.c, encode.c, image.c, runtime.c   the Swift-facing API
+//     → frames.c                                        animations, frame by frame
+//       → operations.c, render_here.c                   one operation; rendering on this thread
+//         → scale_on_load.c                             geometry, opening at a reduced scale
+//           → formats.c                                 recognising and opening
+//             → png_guard.c, heif_hevc.c                format guards
+// colour.c, shim_internal.c, gif_frames.c and jpeg_dc.c sit at the bottom, used from any level.
 #ifndef MAGPIE_SHIM_INTERNAL_H
 #define MAGPIE_SHIM_INTERNAL_H
 
@@ -65,7 +79,7 @@ unsigned char *magpie_gif_with_default_palette(const unsigned char *data, size_t
 VipsImage *magpie_wrap_rgba(const unsigned char *pixels, int width, int rows);
 
 /// Brings any decoded image to 8-bit sRGB with an alpha band.
-int magpie_to_rgba8(VipsImage *in, VipsImage **out);
+magpie_status magpie_to_rgba8(VipsImage *in, VipsImage **out, char *error, size_t error_length);
 
 /// Where a gravity crop put its box: the frames of an animation are cropped where the first
 /// frame was, so a smart crop cannot make them jump around.
@@ -75,9 +89,8 @@ typedef struct {
     int top;
 } magpie_crop_box;
 
-/// One processing operation on a still or one frame. Returns 1 (with `error` set) for bad
-/// options, -1 when libvips fails.
-int magpie_run_operation(VipsImage *rgba, int opaque, const magpie_process_options *options, magpie_crop_box *box,
+/// One processing operation on a still or one frame (operations.c).
+magpie_status magpie_run_operation(VipsImage *rgba, int opaque, const magpie_process_options *options, magpie_crop_box *box,
                          VipsImage **out, char *error, size_t error_length);
 
 /// Prepares `image` to render the `frames` frames stacked in `strip` one at a time, each
@@ -85,8 +98,8 @@ int magpie_run_operation(VipsImage *rgba, int opaque, const magpie_process_optio
 /// already decoded (processing), NULL when `strip` decodes them. `opaque` is 1 or 0 when
 /// known for all frames, -1 to look at each frame once decoded. The first frame's pipeline is
 /// built here, which sizes the output, checks the options and fixes any crop box for the
-/// rest. Returns as `magpie_run_operation` does.
-int magpie_plan_frames(VipsImage *strip, const unsigned char *pixels, int frames, int opaque,
+/// rest.
+magpie_status magpie_plan_frames(VipsImage *strip, const unsigned char *pixels, int frames, int opaque,
                        const magpie_process_options *options, magpie_image *image, char *error, size_t error_length);
 
 /// Renders a planned animation, frame after frame, into `destination`.

@@ -1,0 +1,247 @@
+#include "magpie_process.h"
+#include "shim_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <vips/vips.h>
+
+// Every step takes a reference-counted image and gives a new one; `replace` drops the old.
+static void replace(VipsImage **current, VipsImage *next) {
+    g_object_unref(*current);
+    *current = next;
+}
+
+// Opaque images are worked on as RGB (a quarter less work); transparent ones premultiplied,
+// because resampling or blurring straight alpha lets the colour of invisible pixels bleed
+// into visible edges as a dark fringe.
+static int prepare_for_filtering(VipsImage *rgba, int opaque, VipsImage **out) {
+    if (opaque) return vips_extract_band(rgba, out, 0, "n", 3, NULL);
+    return vips_premultiply(rgba, out, NULL);
+}
+
+static int finish_filtering(VipsImage *in, int opaque, VipsImage **out) {
+    VipsImage *current = in;
+    g_object_ref(current);
+    VipsImage *next = NULL;
+    if (opaque) {
+        if (vips_bandjoin_const1(current, &next, 255.0, NULL)) goto fail;
+    } else {
+        if (vips_unpremultiply(current, &next, NULL)) goto fail;
+    }
+    replace(&current, next);
+    if (vips_image_get_format(current) != VIPS_FORMAT_UCHAR) {
+        if (vips_cast_uchar(current, &next, NULL)) goto fail;
+        replace(&current, next);
+    }
+    *out = current;
+    return 0;
+fail:
+    g_object_unref(current);
+    return -1;
+}
+
+static int crop_by_gravity(VipsImage *in, int width, int height, magpie_gravity gravity, magpie_crop_box *box, VipsImage **out) {
+    int image_width = vips_image_get_width(in), image_height = vips_image_get_height(in);
+    width = width < image_width ? width : image_width;
+    height = height < image_height ? height : image_height;
+    if (box->known) return vips_extract_area(in, out, box->left, box->top, width, height, NULL);
+    if (gravity == MAGPIE_GRAVITY_ATTENTION || gravity == MAGPIE_GRAVITY_ENTROPY) {
+        VipsInteresting interesting =
+            gravity == MAGPIE_GRAVITY_ATTENTION ? VIPS_INTERESTING_ATTENTION : VIPS_INTERESTING_ENTROPY;
+        if (vips_smartcrop(in, out, width, height, "interesting", interesting, NULL)) return -1;
+        // libvips' smart crop ends in an extract_area, which records the box it kept as a
+        // negative offset.
+        *box = (magpie_crop_box){1, VIPS_CLIP(0, -(*out)->Xoffset, image_width - width),
+                          VIPS_CLIP(0, -(*out)->Yoffset, image_height - height)};
+        return 0;
+    }
+    int left = (image_width - width) / 2, top = (image_height - height) / 2;
+    switch (gravity) {
+    case MAGPIE_GRAVITY_NORTH: top = 0; break;
+    case MAGPIE_GRAVITY_SOUTH: top = image_height - height; break;
+    case MAGPIE_GRAVITY_EAST: left = image_width - width; break;
+    case MAGPIE_GRAVITY_WEST: left = 0; break;
+    default: break;
+    }
+    *box = (magpie_crop_box){1, left, top};
+    return vips_extract_area(in, out, left, top, width, height, NULL);
+}
+
+// Reducing by a large factor: a box average by the integer part that leaves at least a factor
+// of three, then Lanczos-3 for the rest (Pillow's `reducing_gap`; libvips' own resize leaves
+// two). The box step is a fraction of the cost of a Lanczos kernel wide enough for the whole
+// factor, and what it averages away lies far above what the Lanczos step keeps.
+static int reduce(VipsImage *in, double target_width, double target_height, VipsImage **out) {
+    int width = vips_image_get_width(in), height = vips_image_get_height(in);
+    int target_w = (int)fmax(1, round(target_width)), target_h = (int)fmax(1, round(target_height));
+    int horizontal = (int)floor((double)width / target_w / 3.0), vertical = (int)floor((double)height / target_h / 3.0);
+    horizontal = horizontal < 1 ? 1 : horizontal;
+    vertical = vertical < 1 ? 1 : vertical;
+    VipsImage *shrunk = in;
+    g_object_ref(shrunk);
+    if (horizontal > 1 || vertical > 1) {
+        VipsImage *next = NULL;
+        if (vips_shrink(in, &next, horizontal, vertical, NULL)) {
+            g_object_unref(shrunk);
+            return -1;
+        }
+        replace(&shrunk, next);
+    }
+    double residual_h = (double)vips_image_get_width(shrunk) / target_w;
+    double residual_v = (double)vips_image_get_height(shrunk) / target_h;
+    int failed = 0;
+    if (residual_h == 1.0 && residual_v == 1.0) {
+        *out = shrunk;
+        return 0;
+    }
+    failed = vips_reduce(shrunk, out, residual_h, residual_v, "kernel", VIPS_KERNEL_LANCZOS3, NULL);
+    g_object_unref(shrunk);
+    return failed;
+}
+
+static int resize(VipsImage *rgba, int opaque, const magpie_process_options *options, magpie_crop_box *box, VipsImage **out) {
+    double actual_width = vips_image_get_width(rgba), actual_height = vips_image_get_height(rgba);
+    // The output is sized from the whole image even when the bitmap holds it decoded smaller.
+    int reduced = options->full_width > 0 && options->full_height > 0;
+    double width = reduced ? options->full_width : actual_width;
+    double height = reduced ? options->full_height : actual_height;
+    double horizontal = options->width / width, vertical = options->height / height;
+    magpie_fit_scales(options->fit, &horizontal, &vertical);
+    if (!options->upscale) {
+        horizontal = fmin(horizontal, 1.0);
+        vertical = fmin(vertical, 1.0);
+    }
+    if (!reduced && horizontal == 1.0 && vertical == 1.0 && options->fit != MAGPIE_FIT_FILL) {
+        g_object_ref(rgba);
+        *out = rgba;
+        return 0;
+    }
+    VipsImage *filtered = NULL, *resized = NULL, *finished = NULL;
+    if (prepare_for_filtering(rgba, opaque, &filtered)) return -1;
+    int failed = horizontal > 1.0 || vertical > 1.0
+        ? vips_resize(filtered, &resized, width * horizontal / actual_width, "vscale", height * vertical / actual_height,
+                      "kernel", VIPS_KERNEL_LANCZOS3, NULL)
+        : reduce(filtered, width * horizontal, height * vertical, &resized);
+    g_object_unref(filtered);
+    if (failed) return -1;
+    failed = finish_filtering(resized, opaque, &finished);
+    g_object_unref(resized);
+    if (failed) return -1;
+    if (options->fit != MAGPIE_FIT_FILL) {
+        *out = finished;
+        return 0;
+    }
+    failed = crop_by_gravity(finished, options->width, options->height, options->gravity, box, out);
+    g_object_unref(finished);
+    return failed;
+}
+
+// The one step that checks its own options (the rectangle against the image), so it answers
+// as magpie_run_operation does.
+static magpie_status crop(VipsImage *rgba, const magpie_process_options *options, magpie_crop_box *box, VipsImage **out,
+                          char *error, size_t error_length) {
+    int failed;
+    if (options->gravity_crop) {
+        failed = crop_by_gravity(rgba, options->width, options->height, options->gravity, box, out);
+    } else {
+        int width = vips_image_get_width(rgba), height = vips_image_get_height(rgba);
+        if (options->x < 0 || options->y < 0 || options->x + options->width > width || options->y + options->height > height) {
+            char text[160];
+            snprintf(text, sizeof text, "the rectangle %dx%d at (%d, %d) is not inside the %dx%d image", options->width,
+                     options->height, options->x, options->y, width, height);
+            magpie_set_error(error, error_length, text);
+            return MAGPIE_STATUS_FAILED;
+        }
+        failed = vips_extract_area(rgba, out, options->x, options->y, options->width, options->height, NULL);
+    }
+    if (!failed) return MAGPIE_STATUS_OK;
+    magpie_take_error(error, error_length, "processing failed");
+    return MAGPIE_STATUS_FAILED;
+}
+
+static int blur(VipsImage *rgba, int opaque, double sigma, VipsImage **out) {
+    VipsImage *filtered = NULL, *blurred = NULL;
+    if (prepare_for_filtering(rgba, opaque, &filtered)) return -1;
+    int failed = vips_gaussblur(filtered, &blurred, sigma, NULL);
+    g_object_unref(filtered);
+    if (failed) return -1;
+    failed = finish_filtering(blurred, opaque, out);
+    g_object_unref(blurred);
+    return failed;
+}
+
+static int grayscale(VipsImage *rgba, VipsImage **out) {
+    VipsImage *rgb = NULL, *alpha = NULL, *grey = NULL, *colour = NULL;
+    int failed = vips_extract_band(rgba, &rgb, 0, "n", 3, NULL) || vips_extract_band(rgba, &alpha, 3, NULL) ||
+                 vips_colourspace(rgb, &grey, VIPS_INTERPRETATION_B_W, NULL) ||
+                 vips_colourspace(grey, &colour, VIPS_INTERPRETATION_sRGB, NULL);
+    if (!failed) {
+        VipsImage *bands[2] = {colour, alpha};
+        failed = vips_bandjoin(bands, out, 2, NULL);
+    }
+    if (rgb) g_object_unref(rgb);
+    if (alpha) g_object_unref(alpha);
+    if (grey) g_object_unref(grey);
+    if (colour) g_object_unref(colour);
+    return failed ? -1 : 0;
+}
+
+// libvips' sharpen works on lightness alone (in LabS) and gives back sRGB; transparency is kept
+// as it was.
+static int sharpen(VipsImage *rgba, double sigma, VipsImage **out) {
+    VipsImage *rgb = NULL, *alpha = NULL, *sharp = NULL, *bytes = NULL;
+    int failed = vips_extract_band(rgba, &rgb, 0, "n", 3, NULL) || vips_extract_band(rgba, &alpha, 3, NULL) ||
+                 vips_sharpen(rgb, &sharp, "sigma", sigma, NULL) || vips_cast_uchar(sharp, &bytes, NULL);
+    if (!failed) {
+        VipsImage *bands[2] = {bytes, alpha};
+        failed = vips_bandjoin(bands, out, 2, NULL);
+    }
+    if (rgb) g_object_unref(rgb);
+    if (alpha) g_object_unref(alpha);
+    if (sharp) g_object_unref(sharp);
+    if (bytes) g_object_unref(bytes);
+    return failed ? -1 : 0;
+}
+
+magpie_status magpie_run_operation(VipsImage *rgba, int opaque, const magpie_process_options *options, magpie_crop_box *box,
+                                   VipsImage **out, char *error, size_t error_length) {
+    int failed;
+    switch (options->operation) {
+    case MAGPIE_OPERATION_RESIZE:
+        if (options->width <= 0 || options->height <= 0) {
+            magpie_set_error(error, error_length, "the box must be at least 1x1");
+            return MAGPIE_STATUS_FAILED;
+        }
+        failed = resize(rgba, opaque, options, box, out);
+        break;
+    case MAGPIE_OPERATION_CROP:
+        if (options->width <= 0 || options->height <= 0) {
+            magpie_set_error(error, error_length, "the area must be at least 1x1");
+            return MAGPIE_STATUS_FAILED;
+        }
+        return crop(rgba, options, box, out, error, error_length);
+    case MAGPIE_OPERATION_BLUR:
+        if (!(options->sigma > 0 && options->sigma <= 1000)) {
+            magpie_set_error(error, error_length, "sigma must be above 0 and at most 1000");
+            return MAGPIE_STATUS_FAILED;
+        }
+        failed = blur(rgba, opaque, options->sigma, out);
+        break;
+    case MAGPIE_OPERATION_GRAYSCALE:
+        failed = grayscale(rgba, out);
+        break;
+    case MAGPIE_OPERATION_SHARPEN:
+        if (!(options->sigma > 0 && options->sigma <= 10)) {
+            magpie_set_error(error, error_length, "sigma must be above 0 and at most 10");
+            return MAGPIE_STATUS_FAILED;
+        }
+        failed = sharpen(rgba, options->sigma, out);
+        break;
+    default:
+        magpie_set_error(error, error_length, "unknown operation");
+        return MAGPIE_STATUS_FAILED;
+    }
+    if (!failed) return MAGPIE_STATUS_OK;
+    magpie_take_error(error, error_length, "processing failed");
+    return MAGPIE_STATUS_FAILED;
+}
