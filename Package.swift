@@ -45,9 +45,9 @@ let package = Package(
             linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("heif"), .linkedLibrary("z")]
         ),
         .target(name: "CMagpieSystem"),
+        // Only tests link it.
         .target(
             name: "CMagpieTestSupport",
-            dependencies: ["CVips"],
             linkerSettings: [.linkedLibrary("z")]
         ),
         .target(
@@ -92,7 +92,7 @@ let package = Package(
             name: "MagpieOrigin",
             dependencies: [
                 "Magpie",
-                "CMagpieTestSupport",
+                "CMagpieVips",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

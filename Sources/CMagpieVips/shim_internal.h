@@ -6,7 +6,8 @@
 //
 // The files call each other in one direction only, from the entry points down
 // (`ShimLayeringTests` fails on a loop):
-//   decode.c, process.c, encode.c, image.c, runtime.c   the Swift-facing API
+//   decode.c, process.c, encode.c, image.c, text.c,      the Swift-facing API
+//   runtime.c
 //     → frames.c                                        animations, frame by frame
 //       → operations.c, render_here.c                   one operation; rendering on this thread
 //         → scale_on_load.c                             geometry, opening at a reduced scale

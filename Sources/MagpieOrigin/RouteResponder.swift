@@ -2,11 +2,6 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
-import NIOPosix
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// A request context that keeps the connection's channel, so a route can reset it.
 struct ServerContext: RequestContext {
@@ -20,7 +15,7 @@ struct ServerContext: RequestContext {
 }
 
 /// Answers each request from the route table, applying the route's latency, bandwidth,
-/// conditional-request and fault settings.
+/// conditional-request and range settings, and its interference.
 struct RouteResponder: HTTPResponder {
     let routes: RouteTable
 
@@ -36,7 +31,7 @@ struct RouteResponder: HTTPResponder {
         guard let route = routes.route(for: path) else {
             return Response(status: .notFound, body: .init(byteBuffer: ByteBuffer(string: "not found\n")))
         }
-        if let gate = route.gate { await gate.wait() }
+        await route.interference?.beforeHead()
         if route.latency > .zero { try await Task.sleep(for: route.latency) }
 
         var headers = HTTPFields()
@@ -60,10 +55,7 @@ struct RouteResponder: HTTPResponder {
                 routes.record(path) { $0.partialResponses += 1 }
             }
         }
-        let declared: Int? =
-            if case .declareLength(let length)? = served.fault { length } else if served.omitsContentLength { nil } else {
-                served.body.count
-            }
+        let declared: Int? = served.interference?.declaredLength ?? (served.omitsContentLength ? nil : served.body.count)
         let body = ResponseBody(contentLength: declared) { [served] writer in
             try await send(served, path: path, channel: context.channel, to: &writer)
         }
@@ -92,11 +84,7 @@ struct RouteResponder: HTTPResponder {
 
     private func send(_ route: ServedRoute, path: String, channel: any Channel, to writer: inout any ResponseBodyWriter) async throws {
         let body = route.body
-        var limit = body.count
-        switch route.fault {
-        case .truncate(let count)?, .reset(let count)?: limit = min(count, body.count)
-        default: break
-        }
+        let limit = min(route.interference?.bodyLimit ?? body.count, body.count)
         // Throttled bodies go out in slices every 50 ms; others in 64 kB slices.
         let sliceSize = route.bytesPerSecond.map { max(1, $0 / 20) } ?? 64 * 1024
         var offset = 0
@@ -112,23 +100,10 @@ struct RouteResponder: HTTPResponder {
             routes.record(path) { $0.connectionsClosedEarly += 1 }
             throw error
         }
-        if case .truncate? = route.fault, let gate = route.faultGate { await gate.wait() }
-        if case .reset? = route.fault, let gate = route.faultGate { await gate.wait() }
-        switch route.fault {
-        case .truncate?:
+        if let interference = route.interference, await interference.afterBody(on: channel) {
             routes.record(path) { $0.faultsInjected += 1 }
-            try? await channel.close()
             throw CancellationError()
-        case .reset?:
-            routes.record(path) { $0.faultsInjected += 1 }
-            // SO_LINGER with a zero timeout makes close() send RST instead of FIN.
-            if let socket = channel as? any SocketOptionProvider {
-                try? await socket.setSoLinger(linger(l_onoff: 1, l_linger: 0)).get()
-            }
-            try? await channel.close()
-            throw CancellationError()
-        default:
-            try await writer.finish(nil)
         }
+        try await writer.finish(nil)
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
-/// What the loopback server answers on one path, with knobs for the faults a real network
-/// produces.
+/// What the loopback server answers on one path: the response, its latency and bandwidth, and
+/// whatever a test does to it (``interference``).
 public struct ServedRoute: Sendable {
     /// The response body.
     public var body: [UInt8]
@@ -21,34 +21,18 @@ public struct ServedRoute: Sendable {
     public var bytesPerSecond: Int?
     /// Send the body without `Content-Length` (chunked).
     public var omitsContentLength: Bool
-    /// A fault injected while sending the body.
-    public var fault: Fault?
-    /// When set, the response head waits until the gate is opened.
-    public var gate: Gate?
-    /// When set, a ``Fault`` cutting the body waits for this gate after sending its bytes: a
-    /// test sees them arrive, then opens it, so the client has whatever was sent.
-    public var faultGate: Gate?
+    /// What a test does to the response beyond serving it (MagpieTesting's faults and gates).
+    public var interference: (any ResponseInterference)?
     /// Sends `Accept-Ranges: bytes` and answers `Range: bytes=N-` with 206 and the rest of the
     /// body, unless an `If-Range` names another version than the route's `ETag` or
     /// `Last-Modified` (then 200 and the whole body, as RFC 9110 says).
     public var acceptsRanges = false
 
-    /// Faults injected into a response.
-    public enum Fault: Sendable, Hashable {
-        /// Declare the full `Content-Length`, send only this many bytes, then close.
-        case truncate(afterBytes: Int)
-        /// Send this many bytes, then reset the connection (TCP RST).
-        case reset(afterBytes: Int)
-        /// Declare this `Content-Length` instead of the true one (a lying server).
-        case declareLength(Int)
-    }
-
     /// A route serving `body`.
     public init(
         body: [UInt8], status: Int = 200, contentType: String? = "application/octet-stream",
         headers: [String: String] = [:], etag: String? = nil, lastModified: String? = nil,
-        latency: Duration = .zero, bytesPerSecond: Int? = nil, omitsContentLength: Bool = false,
-        fault: Fault? = nil
+        latency: Duration = .zero, bytesPerSecond: Int? = nil, omitsContentLength: Bool = false
     ) {
         self.body = body
         self.status = status
@@ -59,14 +43,11 @@ public struct ServedRoute: Sendable {
         self.latency = latency
         self.bytesPerSecond = bytesPerSecond
         self.omitsContentLength = omitsContentLength
-        self.fault = fault
     }
 
-    /// An image with the content type its bytes announce, held back by `gate` if given.
-    public static func image(_ bytes: [UInt8], contentType: String? = nil, gate: Gate? = nil) -> ServedRoute {
-        var route = ServedRoute(body: bytes, contentType: contentType ?? Self.contentType(sniffing: bytes))
-        route.gate = gate
-        return route
+    /// An image with the content type its bytes announce.
+    public static func image(_ bytes: [UInt8], contentType: String? = nil) -> ServedRoute {
+        ServedRoute(body: bytes, contentType: contentType ?? Self.contentType(sniffing: bytes))
     }
 
     /// A redirect to `location` (absolute, or a path on this server).
@@ -99,7 +80,7 @@ public struct RouteStatistics: Sendable, Equatable {
     public var connectionsClosedEarly = 0
     /// 304 answers to conditional requests.
     public var notModified = 0
-    /// Responses cut short or reset on purpose by a ``ServedRoute/Fault``.
+    /// Responses cut short or reset on purpose by an ``ServedRoute/interference``.
     public var faultsInjected = 0
     /// 206 answers with part of the body (``ServedRoute/acceptsRanges``).
     public var partialResponses = 0

@@ -1,4 +1,4 @@
-import CMagpieTestSupport
+import CMagpieVips
 import Magpie
 
 /// Writes a line of text across the middle of RGBA8 pixels, white with a dark shadow, so
@@ -30,7 +30,7 @@ enum TextStamp {
         var message = [CChar](repeating: 0, count: 256)
         let status = magpie_render_text(text, Int32(height), &bytes, &width, &maskHeight, &message, message.count)
         defer { magpie_free_text(bytes) }
-        guard status == 0, let bytes else { return nil }
+        guard status == MAGPIE_STATUS_OK, let bytes else { return nil }
         let count = Int(width) * Int(maskHeight)
         return Mask(coverage: Array(UnsafeBufferPointer(start: bytes, count: count)), width: Int(width), height: Int(maskHeight))
     }

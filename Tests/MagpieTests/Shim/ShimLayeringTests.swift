@@ -55,6 +55,7 @@ struct ShimLayeringTests {
         // What Swift imports: the shim's API headers, and geometry shared by decode and process.
         #expect(Set(published).isSubset(of: [
             "magpie_decode.h", "magpie_encode.h", "magpie_formats.h", "magpie_geometry.h", "magpie_process.h", "magpie_runtime.h",
+            "magpie_text.h",
         ]), "\(published.sorted())")
     }
 }
