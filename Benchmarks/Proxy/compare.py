@@ -146,6 +146,7 @@ def main():
     parser.add_argument("--magpie", action="append",
                         help="a magpie binary (default .build/release/magpie; e.g. .build-system/release/magpie, built against "
                              "the system's libvips); repeat it to compare builds")
+    parser.add_argument("--proxy-args", default="", help="extra arguments for every `magpie proxy` (e.g. \"--slots 8\")")
     parser.add_argument("--trace-rss", type=float, metavar="SECONDS", help="print each server's RSS every SECONDS during the run")
     args = parser.parse_args()
 
@@ -165,7 +166,7 @@ def main():
     def magpie_server(binary):
         cache = tempfile.mkdtemp(dir=work)
         return start([binary, "proxy", "--port", "0", "--allow-unsigned", "--allow-addresses", "loopback", "--cache-dir", cache,
-                      "--queue", "1000", "--log-level", "warning"], r"127\.0\.0\.1:(\d+)/")
+                      "--queue", "1000", "--log-level", "warning"] + args.proxy_args.split(), r"127\.0\.0\.1:(\d+)/")
 
     def thumbor_server():
         cache = tempfile.mkdtemp(dir=work)

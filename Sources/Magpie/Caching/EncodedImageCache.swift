@@ -3,7 +3,7 @@ import NIOConcurrencyHelpers
 /// Encoded images in memory, least recently used first out, bounded by their size in bytes;
 /// an entry older than the pipeline's ``ImagePipeline/Configuration/encodedImageMaxAge`` is a miss.
 final class EncodedImageCache: Sendable {
-    private let store = NIOLockedValueBox(LRUStore<EncodeWorkKey.Stored, EncodedImage>())
+    private let store = NIOLockedValueBox(LRUStore<EncodedImageKey, EncodedImage>())
     private let limit: Int
     private let clock: @Sendable () -> ContinuousClock.Instant
 
@@ -12,14 +12,14 @@ final class EncodedImageCache: Sendable {
         self.clock = clock
     }
 
-    subscript(key: EncodeWorkKey.Stored) -> EncodedImage? {
+    subscript(key: EncodedImageKey) -> EncodedImage? {
         let now = clock()
         return store.withLockedValue { $0.value(for: key, at: now) }
     }
 
     /// Keeps `image` until `maximumAge` from now has passed (`nil`: no age limit). One image
     /// larger than an eighth of the limit is not kept: it would push out many small ones.
-    func store(_ image: EncodedImage, for key: EncodeWorkKey.Stored, maximumAge: Duration?) {
+    func store(_ image: EncodedImage, for key: EncodedImageKey, maximumAge: Duration?) {
         guard image.data.count <= limit / 8 else { return }
         let expiry = maximumAge.map { clock() + $0 }
         store.withLockedValue { store in

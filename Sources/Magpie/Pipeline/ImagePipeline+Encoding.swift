@@ -42,8 +42,14 @@ extension ImagePipeline {
 
     /// The encoded image in memory for `request` and `encoding`, without waiting and without I/O.
     public func cachedEncodedImage(for request: ImageRequest, encoding: EncodingRequest) -> EncodedImage? {
-        guard let cache = context.encodedCache, RequestKeys.readsMemory(request) else { return nil }
-        return cache[RequestKeys.storedEncoding(for: request, encoding: encoding, configuration: configuration)]?.answered(from: .memory)
+        guard RequestKeys.readsMemory(request) else { return nil }
+        return cachedEncodedImage(for: configuration.encodedImageKey(for: request, encoding: encoding))
+    }
+
+    /// The encoded image in memory under `key` (``Configuration/encodedImageKey(for:encoding:)``),
+    /// for servers that need the key for their validators too and derive it once.
+    package func cachedEncodedImage(for key: EncodedImageKey) -> EncodedImage? {
+        context.encodedCache?[key]?.answered(from: .memory)
     }
 
     /// Whether work for exactly this request and encoding is running now, so a new request for
@@ -55,11 +61,10 @@ extension ImagePipeline {
 }
 
 extension ImagePipeline.Configuration {
-    /// The name under which a request's encoded output is kept beside its original: what is
-    /// made of the original and how it is encoded, derived from the thumbnail, the processors'
-    /// identifiers, the frames kept and every setting of the encoding. Servers derive their
-    /// validators from it.
-    package func encodedVariantName(for request: ImageRequest, encoding: EncodingRequest) -> String {
-        RequestKeys.storedEncoding(for: request, encoding: encoding, configuration: self).variant
+    /// The key a request's encoded output is kept under: the original's key and a variant name
+    /// derived from the thumbnail, the processors' identifiers, the frames kept and every
+    /// setting of the encoding.
+    package func encodedImageKey(for request: ImageRequest, encoding: EncodingRequest) -> EncodedImageKey {
+        RequestKeys.storedEncoding(for: request, encoding: encoding, configuration: self)
     }
 }

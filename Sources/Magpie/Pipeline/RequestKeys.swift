@@ -66,16 +66,16 @@ struct RequestKeys: Sendable {
     func encodeWork(_ encoding: EncodingRequest) -> EncodeWorkKey {
         EncodeWorkKey(
             process: processWork(upTo: processors.count), encoding: encoding.normalized, keepsEncoded: keepsEncoded,
-            stored: .init(data: data, variant: Self.encodedVariantName(variant, encoding: encoding, firstFrameOnly: firstFrameOnly), sources: sources))
+            stored: EncodedImageKey(data: data, variant: Self.encodedVariantName(variant, encoding: encoding, firstFrameOnly: firstFrameOnly), sources: sources))
     }
 
     /// The encoded output's key in the caches alone, for synchronous memory reads.
     static func storedEncoding(
         for request: ImageRequest, encoding: EncodingRequest, configuration: ImagePipeline.Configuration
-    ) -> EncodeWorkKey.Stored {
+    ) -> EncodedImageKey {
         let firstFrameOnly = request.options.contains(.firstFrameOnly)
         let variant = variantName(thumbnail: request.thumbnail, processors: request.processors.map(\.identifier), firstFrameOnly: firstFrameOnly)
-        return EncodeWorkKey.Stored(
+        return EncodedImageKey(
             data: configuration.cacheKey(request.url),
             variant: encodedVariantName(variant, encoding: encoding, firstFrameOnly: firstFrameOnly),
             sources: SourceRules(configuration.sourcePolicy, request: request.sourcePolicy))
@@ -155,13 +155,16 @@ struct EncodeWorkKey: Hashable, Sendable {
     let process: ProcessWorkKey
     let encoding: EncodingRequest
     let keepsEncoded: Bool
-    let stored: Stored
+    let stored: EncodedImageKey
+}
 
-    /// What names the encoded bytes in the caches: the original's key, the variant's name (what
-    /// is made of it and how it is encoded), and the source rules a memory entry was made under.
-    struct Stored: Hashable, Sendable {
-        let data: String
-        let variant: String
-        let sources: SourceRules
-    }
+/// What names encoded output in the caches: the original's key, the variant's name (what is
+/// made of the original and how it is encoded), and the source rules a memory entry was made
+/// under.
+package struct EncodedImageKey: Hashable, Sendable {
+    let data: String
+    /// The name the encoded output is kept under beside its original; servers derive their
+    /// validators from it.
+    package let variant: String
+    let sources: SourceRules
 }

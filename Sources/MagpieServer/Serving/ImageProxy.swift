@@ -174,11 +174,11 @@ public final class ImageProxy: Sendable {
             let imageRequest = plan.imageRequest(for: path.source)
             let encoding = FormatNegotiation.encoding(
                 for: options.format, accept: request.headers["accept"], quality: options.quality ?? configuration.defaultQuality)
+            let key = pipeline.configuration.encodedImageKey(for: imageRequest, encoding: encoding)
             let work = Work(
-                request: imageRequest, encoding: encoding, sourceKey: pipeline.configuration.cacheKey(path.source),
-                variant: pipeline.configuration.encodedVariantName(for: imageRequest, encoding: encoding), varies: options.format == .auto,
-                cacheTag: Validators.cacheTag(for: path.source))
-            if let hit = pipeline.cachedEncodedImage(for: imageRequest, encoding: encoding) {
+                request: imageRequest, encoding: encoding, sourceKey: pipeline.configuration.cacheKey(path.source), variant: key.variant,
+                varies: options.format == .auto, cacheTag: Validators.cacheTag(for: path.source))
+            if let hit = pipeline.cachedEncodedImage(for: key) {
                 metrics.cacheHit(.memory)
                 return .answered((success(hit, work: work, request: request), StageTimings(), "memory"))
             }

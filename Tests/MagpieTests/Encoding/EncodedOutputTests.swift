@@ -162,7 +162,7 @@ struct EncodedOutputTests {
     @Test func everyEncodingSettingChangesTheName() {
         let configuration = ImagePipeline.Configuration()
         let request = ImageRequest(url: URL(string: "https://example.com/a.jpg")!, thumbnail: .init(width: 10, height: 10))
-        func name(_ encoding: EncodingRequest) -> String { configuration.encodedVariantName(for: request, encoding: encoding) }
+        func name(_ encoding: EncodingRequest) -> String { configuration.encodedImageKey(for: request, encoding: encoding).variant }
         let base = EncodingRequest(format: .fixed(.webp), quality: 80)
         var changes: [EncodingRequest] = []
         for format: EncodingRequest.Format in [.source, .fixed(.jpeg), .negotiated(accepting: [.webp]), .negotiated(accepting: [.avif])] {
@@ -179,6 +179,6 @@ struct EncodedOutputTests {
         #expect(name(.init(quality: 0)) == name(.init(quality: 1)) && name(.init(quality: 300)) == name(.init(quality: 100)))
         var firstFrame = request
         firstFrame.options = [.firstFrameOnly]
-        #expect(configuration.encodedVariantName(for: firstFrame, encoding: base) != name(base))
+        #expect(configuration.encodedImageKey(for: firstFrame, encoding: base).variant != name(base))
     }
 }

@@ -30,7 +30,7 @@ struct ProxyURLTests {
         let options = try parser.parse(segments)
         let request = try RenderPlan(options, limits: ProcessingLimits()).imageRequest(for: URL(string: "https://example.com/a.jpg")!)
         let encoding = FormatNegotiation.encoding(for: options.format, accept: accept, quality: options.quality ?? 80)
-        return pipeline.encodedVariantName(for: request, encoding: encoding)
+        return pipeline.encodedImageKey(for: request, encoding: encoding).variant
     }
 
     /// Every option changes the result's cache key: the key is derived from the processors and
@@ -144,6 +144,21 @@ struct ProxyURLTests {
         #expect(throws: MagpieError.self) { try policy.check(URL(string: "https://cdn.example.org/a.jpg")!) }
         #expect(throws: MagpieError.self) { try policy.check(URL(string: "https://evil-example.com/a.jpg")!) }
         #expect(throws: MagpieError.self) { try policy.check(URL(string: "https://example.com.evil.net/a.jpg")!) }
+    }
+
+    @Test func base64URLRoundTripsAndRefusesMisplacedPadding() {
+        // 0xFB 0xFF is "+/8=" in the standard alphabet.
+        #expect(Base64URL.encode([0xFB, 0xFF]) == "-_8")
+        #expect(Base64URL.decode("-_8") == [0xFB, 0xFF] && Base64URL.decode("-_8=") == [0xFB, 0xFF])
+        #expect(Base64URL.decode("YQ==") == [0x61] && Base64URL.decode("YQ") == [0x61])
+        #expect(Base64URL.decode("Y=Q") == nil && Base64URL.decode("!!!!") == nil)
+        var generator = SystemRandomNumberGenerator()
+        for length in 0..<40 {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let encoded = Base64URL.encode(bytes)
+            #expect(!encoded.contains("+") && !encoded.contains("/") && !encoded.contains("="))
+            #expect(Base64URL.decode(encoded) == bytes)
+        }
     }
 
     @Test func acceptHeadersAreReadForImageFormats() {
