@@ -29,6 +29,9 @@ struct ProxyCommand: AsyncParsableCommand {
     @Option(name: .customLong("signing-salt"), help: ArgumentHelp("Salt in hex, one per --signing-key.", valueName: "hex"))
     var signingSalts: [String] = []
 
+    @Option(help: ArgumentHelp("Bytes of the HMAC a signature carries, 1 to 32, for clients that truncate (imgproxy's IMGPROXY_SIGNATURE_SIZE).", valueName: "bytes"))
+    var signatureSize = 32
+
     @Flag(help: "Accept unsigned URLs (signature segment 'unsafe'). For development only.")
     var allowUnsigned = false
 
@@ -84,6 +87,7 @@ struct ProxyCommand: AsyncParsableCommand {
                 "--max-age and --queue cannot be negative; --timeout, --max-source-mb, --max-source-mp and --decode-memory-mb must be positive.")
         }
         if let slots, slots < 1 { throw ValidationError("--slots must be at least 1.") }
+        guard (1...32).contains(signatureSize) else { throw ValidationError("--signature-size must be between 1 and 32.") }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")).")
         }
@@ -125,6 +129,7 @@ struct ProxyCommand: AsyncParsableCommand {
             noDiskCache ? nil : URL(fileURLWithPath: cacheDir ?? DataCache.defaultDirectory.deletingLastPathComponent().appendingPathComponent("magpie-proxy").path)
         var configuration = ProxyConfiguration(cacheDirectory: directory)
         configuration.signingKeys = try signingPairs(environment: environment)
+        configuration.signatureSize = signatureSize
         configuration.allowsUnsignedURLs = allowUnsigned
         configuration.sources = SourcePolicy(allowedHosts: allowedHosts)
         configuration.cacheMaxAge = .seconds(maxAge)

@@ -16,17 +16,23 @@ public struct ProxyPath: Sendable, Hashable {
 
     /// Splits `path` (as received, percent-encoding intact).
     public init(_ path: String) throws(ProxyURLError) {
+        (signature, signedPart) = try Self.signed(path)
         var segments = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         if segments.first == "" { segments.removeFirst() }
-        guard segments.count >= 2, !segments[0].isEmpty else {
-            throw .malformed("the path is /SIGNATURE/OPTIONS/SOURCE; '\(path)' has no source")
-        }
-        signature = segments[0]
-        signedPart = "/" + segments.dropFirst().joined(separator: "/")
         let options = segments.dropFirst().prefix { $0.contains(":") }
         optionSegments = Array(options)
         let sourceSegments = Array(segments.dropFirst(1 + options.count))
         source = try Self.source(from: sourceSegments)
+    }
+
+    /// The signature segment and the part it covers, and nothing else read: a signature is
+    /// checked before anything it signs is interpreted.
+    public static func signed(_ path: String) throws(ProxyURLError) -> (signature: String, signedPart: String) {
+        let rest = path.hasPrefix("/") ? path.dropFirst() : Substring(path)
+        guard let slash = rest.firstIndex(of: "/"), slash != rest.startIndex, rest.index(after: slash) != rest.endIndex else {
+            throw .malformed("the path is /SIGNATURE/OPTIONS/SOURCE; '\(path)' has no source")
+        }
+        return (String(rest[..<slash]), String(rest[slash...]))
     }
 
     private static func source(from segments: [String]) throws(ProxyURLError) -> URL {

@@ -50,7 +50,7 @@ public final class ImageProxy: Sendable {
         }
         self.configuration = configuration
         self.parser = parser
-        signer = URLSigner(keys: configuration.signingKeys)
+        signer = URLSigner(keys: configuration.signingKeys, signatureSize: configuration.signatureSize)
         metricsRegistry = PrometheusCollectorRegistry()
         metrics = ProxyMetrics(registry: metricsRegistry)
         var pipelineConfiguration = configuration.pipeline
@@ -164,8 +164,11 @@ public final class ImageProxy: Sendable {
 
     private func prepare(_ request: ProxyRequest) -> Preparation {
         do throws(ProxyURLError) {
-            let path = try ProxyPath(Self.pathOnly(request.path))
-            try checkSignature(of: path)
+            let pathOnly = Self.pathOnly(request.path)
+            // The signature first: nothing it covers is read before it is known to be valid.
+            let (signature, signedPart) = try ProxyPath.signed(pathOnly)
+            try checkSignature(signature, for: signedPart)
+            let path = try ProxyPath(pathOnly)
             let options = try parser.parse(path.optionSegments)
             let plan = try RenderPlan(options, limits: configuration.limits)
             if case .failure(let refusal) = Result(catching: { () throws(MagpieError) in try configuration.sources.check(path.source) }) {
@@ -230,12 +233,12 @@ public final class ImageProxy: Sendable {
         }
     }
 
-    private func checkSignature(of path: ProxyPath) throws(ProxyURLError) {
-        if path.signature == "unsafe" {
+    private func checkSignature(_ signature: String, for signedPart: String) throws(ProxyURLError) {
+        if signature == "unsafe" {
             guard configuration.allowsUnsignedURLs else { throw .forbidden("unsigned URLs are not accepted here") }
             return
         }
-        guard !signer.keys.isEmpty, signer.isValid(path.signature, for: path.signedPart) else {
+        guard !signer.keys.isEmpty, signer.isValid(signature, for: signedPart) else {
             throw .forbidden("the signature does not match the URL")
         }
     }

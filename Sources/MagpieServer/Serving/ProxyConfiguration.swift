@@ -11,6 +11,10 @@ public struct ProxyConfiguration: Sendable {
     public var pipeline: ImagePipeline.Configuration
     /// Keys that sign URLs; the first signs (``URLSigner``), every one is accepted.
     public var signingKeys: [SigningKey] = []
+    /// Bytes of the HMAC-SHA256 a signature carries, 1...32: imgproxy's
+    /// `IMGPROXY_SIGNATURE_SIZE`, for URLs signed by clients set to truncate. 32 (all of it) by
+    /// default.
+    public var signatureSize = 32
     /// Accept URLs whose signature segment is `unsafe`. For development only.
     public var allowsUnsignedURLs = false
     /// Source hosts that may be fetched, on the source URL and on every redirect: the

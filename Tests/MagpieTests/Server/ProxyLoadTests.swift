@@ -137,7 +137,9 @@ struct ProxyLoadTests {
             let path = fixture.path("/a.jpg", "s:100")
             _ = try await fixture.get(path, headers: ["X-Request-Id": "req-42"])
             _ = try await fixture.get(path)
-            _ = try await fixture.get("/unsafe/s:1/plain/x")
+            // Signed, so the signature passes and the source is what is wrong: a 400.
+            let signer = URLSigner(keys: [try SigningKey(keyHex: ProxyFixture.key, saltHex: ProxyFixture.salt)])
+            _ = try await fixture.get(signer.sign("/s:1/plain/x"))
             let metrics = try await fixture.get("/metrics")
             #expect(metrics.header("Content-Type")?.hasPrefix("text/plain; version=0.0.4") == true)
             #expect(try await fixture.metric("magpie_proxy_requests_total{status=\"200\"}") == 2)

@@ -132,6 +132,39 @@ struct ProxyURLTests {
         #expect(URLSigner(keys: [key]).signature(for: part) == python.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
+    /// Truncated signatures are imgproxy's too: the first bytes of the same HMAC.
+    @Test(arguments: [8, 16, 32])
+    func truncatedSignaturesMatchAnIndependentHMAC(size: Int) throws {
+        let key = try SigningKey(keyHex: ProxyFixture.key, saltHex: ProxyFixture.salt)
+        let part = "/rs:fit:300:300/plain/http%3A%2F%2Fimg.example.com%2Fpretty%2Fimage.jpg"
+        let script = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Reference/hmac_signature.py")
+        let python = String(decoding: try PythonScript.run(script, [ProxyFixture.key, ProxyFixture.salt, part, String(size)]), as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let signer = URLSigner(keys: [key], signatureSize: size)
+        #expect(signer.signature(for: part) == python)
+        #expect(signer.isValid(python, for: part))
+        // A signature of another size is refused, even the full one when truncation is on.
+        let full = URLSigner(keys: [key]).signature(for: part)
+        #expect(signer.isValid(full, for: part) == (size == 32))
+        #expect(!signer.isValid(python, for: part + "x"))
+    }
+
+    /// The signature is checked before the rest of the path is read: a bad one is a 403
+    /// whatever follows it, even a path that would be a 400.
+    @Test(arguments: ["/bad/s:100/plain/ftp%3A%2F%2Fexample.com%2Fa.jpg", "/bad/s:99999/!!!", "/bad/x"])
+    func theSignatureIsCheckedFirst(path: String) async throws {
+        let proxy = try ImageProxy(configuration: {
+            var configuration = ProxyConfiguration()
+            configuration.signingKeys = [try SigningKey(keyHex: ProxyFixture.key, saltHex: ProxyFixture.salt)]
+            return configuration
+        }())
+        let response = await proxy.respond(to: ProxyRequest(path: path, headers: [:]))
+        await proxy.shutdown()
+        #expect(response.status == 403, "\(String(decoding: response.body, as: UTF8.self))")
+    }
+
     @Test func keysMustBeHex() {
         #expect(throws: SigningKeyError.self) { try SigningKey(keyHex: "xyz", saltHex: "00") }
         #expect(throws: SigningKeyError.self) { try SigningKey(keyHex: "00", saltHex: "0") }
