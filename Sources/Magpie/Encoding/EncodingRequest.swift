@@ -3,7 +3,7 @@
 /// encodings of equal images share the encoding, its memory-cache entry and its disk variant.
 ///
 /// ```swift
-/// var request = ImageRequest(url: photoURL, thumbnail: .init(width: 320, height: 320, fit: .cover))
+/// let request = ImageRequest(url: photoURL, thumbnail: .init(width: 320, height: 320, fit: .cover))
 /// let encoded = try await pipeline.encodedImage(
 ///     for: request, encoding: EncodingRequest(format: .negotiated(accepting: [.avif, .webp]), quality: 75))
 /// response.headers.contentType = encoded.format.mediaType

@@ -57,7 +57,6 @@ extension ImagePipeline {
     package func isEncoding(_ request: ImageRequest, encoding: EncodingRequest) -> Bool {
         encodeStage.isRunning(RequestKeys(request, configuration: configuration).encodeWork(encoding))
     }
-
 }
 
 extension ImagePipeline.Configuration {
