@@ -136,27 +136,20 @@ static int resize(VipsImage *rgba, int opaque, const magpie_process_options *opt
     return failed;
 }
 
-// The one step that checks its own options (the rectangle against the image), so it answers
-// as magpie_run_operation does.
-static magpie_status crop(VipsImage *rgba, const magpie_process_options *options, magpie_crop_box *box, VipsImage **out,
-                          char *error, size_t error_length) {
-    int failed;
-    if (options->gravity_crop) {
-        failed = crop_by_gravity(rgba, options->width, options->height, options->gravity, box, out);
-    } else {
-        int width = vips_image_get_width(rgba), height = vips_image_get_height(rgba);
-        if (options->x < 0 || options->y < 0 || options->x + options->width > width || options->y + options->height > height) {
-            char text[160];
-            snprintf(text, sizeof text, "the rectangle %dx%d at (%d, %d) is not inside the %dx%d image", options->width,
-                     options->height, options->x, options->y, width, height);
-            magpie_set_error(error, error_length, text);
-            return MAGPIE_STATUS_FAILED;
-        }
-        failed = vips_extract_area(rgba, out, options->x, options->y, options->width, options->height, NULL);
-    }
-    if (!failed) return MAGPIE_STATUS_OK;
-    magpie_take_error(error, error_length, "processing failed");
-    return MAGPIE_STATUS_FAILED;
+static int crop(VipsImage *rgba, const magpie_process_options *options, magpie_crop_box *box, VipsImage **out) {
+    if (options->gravity_crop) return crop_by_gravity(rgba, options->width, options->height, options->gravity, box, out);
+    return vips_extract_area(rgba, out, options->x, options->y, options->width, options->height, NULL);
+}
+
+// A crop's rectangle must lie inside the image; sets `text` and returns 0 when it does not.
+static int rectangle_fits(VipsImage *rgba, const magpie_process_options *options, char *text, size_t length) {
+    if (options->gravity_crop) return 1;
+    int width = vips_image_get_width(rgba), height = vips_image_get_height(rgba);
+    if (options->x >= 0 && options->y >= 0 && options->x + options->width <= width && options->y + options->height <= height)
+        return 1;
+    snprintf(text, length, "the rectangle %dx%d at (%d, %d) is not inside the %dx%d image", options->width, options->height,
+             options->x, options->y, width, height);
+    return 0;
 }
 
 static int blur(VipsImage *rgba, int opaque, double sigma, VipsImage **out) {
@@ -219,7 +212,13 @@ magpie_status magpie_run_operation(VipsImage *rgba, int opaque, const magpie_pro
             magpie_set_error(error, error_length, "the area must be at least 1x1");
             return MAGPIE_STATUS_FAILED;
         }
-        return crop(rgba, options, box, out, error, error_length);
+        char text[160];
+        if (!rectangle_fits(rgba, options, text, sizeof text)) {
+            magpie_set_error(error, error_length, text);
+            return MAGPIE_STATUS_FAILED;
+        }
+        failed = crop(rgba, options, box, out);
+        break;
     case MAGPIE_OPERATION_BLUR:
         if (!(options->sigma > 0 && options->sigma <= 1000)) {
             magpie_set_error(error, error_length, "sigma must be above 0 and at most 1000");

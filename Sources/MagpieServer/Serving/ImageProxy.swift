@@ -262,7 +262,7 @@ public final class ImageProxy: Sendable {
         ]
         if let lastModified = encoded.sourceLastModified { headers.append(("Last-Modified", lastModified)) }
         if work.varies { headers.append(("Vary", "Accept")) }
-        metrics.served(format: String(encoded.format.mediaType.dropFirst("image/".count)))
+        metrics.served(format: encoded.format.rawValue)
         return ProxyResponse(status: 200, headers: headers, body: encoded.data)
     }
 
