@@ -30,7 +30,9 @@ magpie_status magpie_encode(const unsigned char *pixels, int width, int height, 
     case MAGPIE_FORMAT_PNG: failed = vips_pngsave_buffer(image, &buffer, &size, "strip", TRUE, NULL); break;
     case MAGPIE_FORMAT_JPEG: {
         VipsImage *flat = NULL;
-        failed = vips_flatten(image, &flat, NULL);
+        VipsArrayDouble *background = vips_array_double_new(options->background, 3);
+        failed = vips_flatten(image, &flat, "background", background, NULL);
+        vips_area_unref(VIPS_AREA(background));
         if (!failed) {
             failed = vips_jpegsave_buffer(flat, &buffer, &size, "Q", quality, "interlace", options->progressive, "strip", TRUE, NULL);
             g_object_unref(flat);

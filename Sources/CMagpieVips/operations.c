@@ -196,6 +196,84 @@ static int sharpen(VipsImage *rgba, double sigma, VipsImage **out) {
     return failed ? -1 : 0;
 }
 
+// The image on a canvas of the background colour; every pixel of the canvas is RGBA8.
+static int embed(VipsImage *rgba, const magpie_process_options *options, VipsImage **out) {
+    VipsArrayDouble *background = vips_array_double_new(options->background, 4);
+    int failed = vips_embed(rgba, out, options->x, options->y, options->width, options->height, "extend",
+                            VIPS_EXTEND_BACKGROUND, "background", background, NULL);
+    vips_area_unref(VIPS_AREA(background));
+    return failed;
+}
+
+static int rotate(VipsImage *rgba, int angle, VipsImage **out) {
+    VipsAngle turn = angle == 90 ? VIPS_ANGLE_D90 : angle == 180 ? VIPS_ANGLE_D180 : VIPS_ANGLE_D270;
+    return vips_rot(rgba, out, turn, NULL);
+}
+
+static int flip(VipsImage *rgba, const magpie_process_options *options, VipsImage **out) {
+    VipsImage *current = rgba, *next = NULL;
+    g_object_ref(current);
+    if (options->flip_horizontal) {
+        if (vips_flip(current, &next, VIPS_DIRECTION_HORIZONTAL, NULL)) goto fail;
+        replace(&current, next);
+    }
+    if (options->flip_vertical) {
+        if (vips_flip(current, &next, VIPS_DIRECTION_VERTICAL, NULL)) goto fail;
+        replace(&current, next);
+    }
+    *out = current;
+    return 0;
+fail:
+    g_object_unref(current);
+    return -1;
+}
+
+// Each block becomes its average. The image is mirrored out to whole blocks first, so the
+// blocks on the right and bottom edges average only what is near them, and cut back after.
+static int pixelate(VipsImage *rgba, int opaque, int size, VipsImage **out) {
+    int width = vips_image_get_width(rgba), height = vips_image_get_height(rgba);
+    int longer = width > height ? width : height;
+    if (size > longer) size = longer;
+    int padded_width = (width + size - 1) / size * size, padded_height = (height + size - 1) / size * size;
+    VipsImage *current = NULL, *next = NULL;
+    if (prepare_for_filtering(rgba, opaque, &current)) return -1;
+    if (padded_width > width || padded_height > height) {
+        if (vips_embed(current, &next, 0, 0, padded_width, padded_height, "extend", VIPS_EXTEND_MIRROR, NULL)) goto fail;
+        replace(&current, next);
+    }
+    if (vips_shrink(current, &next, size, size, NULL)) goto fail;
+    replace(&current, next);
+    if (vips_zoom(current, &next, size, size, NULL)) goto fail;
+    replace(&current, next);
+    if (padded_width > width || padded_height > height) {
+        if (vips_extract_area(current, &next, 0, 0, width, height, NULL)) goto fail;
+        replace(&current, next);
+    }
+    int failed = finish_filtering(current, opaque, out);
+    g_object_unref(current);
+    return failed;
+fail:
+    g_object_unref(current);
+    return -1;
+}
+
+static int flatten(VipsImage *rgba, const double *colour, VipsImage **out) {
+    VipsArrayDouble *background = vips_array_double_new(colour, 3);
+    VipsImage *flat = NULL, *bytes = NULL;
+    int failed = vips_flatten(rgba, &flat, "background", background, NULL) || vips_cast_uchar(flat, &bytes, NULL) ||
+                 vips_bandjoin_const1(bytes, out, 255.0, NULL);
+    vips_area_unref(VIPS_AREA(background));
+    if (flat) g_object_unref(flat);
+    if (bytes) g_object_unref(bytes);
+    return failed ? -1 : 0;
+}
+
+static int colour_in_range(const double *colour) {
+    for (int band = 0; band < 4; band++)
+        if (!(colour[band] >= 0 && colour[band] <= 255)) return 0;
+    return 1;
+}
+
 magpie_status magpie_run_operation(VipsImage *rgba, int opaque, const magpie_process_options *options, magpie_crop_box *box,
                                    VipsImage **out, char *error, size_t error_length) {
     int failed;
@@ -235,6 +313,44 @@ magpie_status magpie_run_operation(VipsImage *rgba, int opaque, const magpie_pro
             return MAGPIE_STATUS_FAILED;
         }
         failed = sharpen(rgba, options->sigma, out);
+        break;
+    case MAGPIE_OPERATION_EMBED: {
+        int width = vips_image_get_width(rgba), height = vips_image_get_height(rgba);
+        if (options->width < width || options->height < height || options->x < 0 || options->y < 0 ||
+            options->x > options->width - width || options->y > options->height - height) {
+            magpie_set_error(error, error_length, "the canvas must hold the whole image");
+            return MAGPIE_STATUS_FAILED;
+        }
+        if (!colour_in_range(options->background)) {
+            magpie_set_error(error, error_length, "colour components are 0 to 255");
+            return MAGPIE_STATUS_FAILED;
+        }
+        failed = embed(rgba, options, out);
+        break;
+    }
+    case MAGPIE_OPERATION_ROTATE:
+        if (options->angle != 90 && options->angle != 180 && options->angle != 270) {
+            magpie_set_error(error, error_length, "the angle must be 90, 180 or 270");
+            return MAGPIE_STATUS_FAILED;
+        }
+        failed = rotate(rgba, options->angle, out);
+        break;
+    case MAGPIE_OPERATION_FLIP:
+        failed = flip(rgba, options, out);
+        break;
+    case MAGPIE_OPERATION_PIXELATE:
+        if (options->width < 2) {
+            magpie_set_error(error, error_length, "blocks must be at least 2 pixels");
+            return MAGPIE_STATUS_FAILED;
+        }
+        failed = pixelate(rgba, opaque, options->width, out);
+        break;
+    case MAGPIE_OPERATION_FLATTEN:
+        if (!colour_in_range(options->background)) {
+            magpie_set_error(error, error_length, "colour components are 0 to 255");
+            return MAGPIE_STATUS_FAILED;
+        }
+        failed = flatten(rgba, options->background, out);
         break;
     default:
         magpie_set_error(error, error_length, "unknown operation");

@@ -6,6 +6,12 @@ usage: pillow_reference.py INPUT.png OUTPUT.png OPERATION [ARGUMENTS...]
   blur SIGMA              Gaussian blur, premultiplied
   round RADIUS            corners transparent outside arcs, anti-aliased by 8x supersampling
   grayscale               linear-light luminance (Rec. 709 weights), alpha kept
+  rotate DEGREES          clockwise by 90, 180 or 270
+  flip H V                mirror left-right when H is 1, top-bottom when V is 1
+  embed W H X Y R G B A   on a W x H canvas of the colour, the image's corner at X, Y
+  flatten R G B           composited over the opaque colour
+  pixelate SIZE           each SIZE x SIZE block its average (sides must be multiples of SIZE)
+  fill W H X Y CW CH      resized to W x H (Lanczos), then the CW x CH window at X, Y
 """
 import sys
 
@@ -49,6 +55,29 @@ def main():
             linear_to_srgb(0.2126 * lut[r] + 0.7152 * lut[g] + 0.0722 * lut[b]) for r, g, b, _ in image.getdata()
         ])
         result = Image.merge("RGBA", (grey, grey, grey, image.getchannel("A")))
+    elif operation == "rotate":
+        turns = {"90": Image.Transpose.ROTATE_270, "180": Image.Transpose.ROTATE_180, "270": Image.Transpose.ROTATE_90}
+        result = image.transpose(turns[arguments[0]])
+    elif operation == "flip":
+        result = image
+        if arguments[0] == "1":
+            result = result.transpose(Image.Transpose.FLIP_LEFT_RIGHT)
+        if arguments[1] == "1":
+            result = result.transpose(Image.Transpose.FLIP_TOP_BOTTOM)
+    elif operation == "embed":
+        width, height, x, y, *colour = (int(value) for value in arguments)
+        result = Image.new("RGBA", (width, height), tuple(colour))
+        result.paste(image, (x, y))
+    elif operation == "flatten":
+        result = Image.new("RGBA", image.size, tuple(int(value) for value in arguments) + (255,))
+        result.alpha_composite(image)
+    elif operation == "pixelate":
+        size = int(arguments[0])
+        small = image.convert("RGBa").reduce(size)
+        result = small.resize(image.size, Image.Resampling.NEAREST).convert("RGBA")
+    elif operation == "fill":
+        width, height, x, y, crop_width, crop_height = (int(value) for value in arguments)
+        result = image.resize((width, height), Image.Resampling.LANCZOS).crop((x, y, x + crop_width, y + crop_height))
     else:
         sys.exit(f"unknown operation {operation}")
     result.save(destination)

@@ -26,9 +26,11 @@ typedef struct {
     const int *delays;
     /// How many times the animation plays; 0 is forever.
     int loop;
+    /// JPEG: the red, green and blue that transparent pixels are flattened onto.
+    double background[3];
 } magpie_encode_options;
 
-/// Encodes RGBA8 pixels: a still, or an animation in WebP or GIF. JPEG has no alpha: transparent pixels are flattened onto black.
+/// Encodes RGBA8 pixels: a still, or an animation in WebP or GIF. JPEG has no alpha: transparent pixels are flattened onto `background`.
 /// The output is freed with `magpie_free_buffer`.
 magpie_status magpie_encode(const unsigned char *pixels, int width, int height, const magpie_encode_options *options,
                   unsigned char **output, size_t *output_length, char *error, size_t error_length);

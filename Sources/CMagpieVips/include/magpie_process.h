@@ -18,6 +18,16 @@ typedef enum {
     MAGPIE_OPERATION_BLUR = 2,
     MAGPIE_OPERATION_GRAYSCALE = 3,
     MAGPIE_OPERATION_SHARPEN = 4,
+    /// Places the image on a larger canvas of `background`.
+    MAGPIE_OPERATION_EMBED = 5,
+    /// Turns the image clockwise by `angle` degrees, a multiple of 90.
+    MAGPIE_OPERATION_ROTATE = 6,
+    /// Mirrors the image left to right and/or top to bottom.
+    MAGPIE_OPERATION_FLIP = 7,
+    /// Averages blocks of `width` x `width` pixels.
+    MAGPIE_OPERATION_PIXELATE = 8,
+    /// Composites the image over the opaque colour `background`.
+    MAGPIE_OPERATION_FLATTEN = 9,
 } magpie_operation;
 
 typedef struct {
@@ -34,13 +44,22 @@ typedef struct {
     /// size a resize of the whole image gives.
     int full_width;
     int full_height;
-    /// Crop: when `gravity_crop` is 0, the top-left corner of the area kept.
+    /// Crop: when `gravity_crop` is 0, the top-left corner of the area kept. Embed: where the
+    /// image's top-left corner goes on the canvas of `width` x `height`.
     int x;
     int y;
     int gravity_crop;
     magpie_gravity gravity;
     /// Blur: the Gaussian's standard deviation in pixels. Sharpen: the radius of its mask.
     double sigma;
+    /// Rotate: 90, 180 or 270.
+    int angle;
+    /// Flip: which mirrorings.
+    int flip_horizontal;
+    int flip_vertical;
+    /// Embed: the canvas's red, green, blue and alpha, 0...255 (all 0: transparent). Flatten:
+    /// the colour under the image (alpha is ignored).
+    double background[4];
 } magpie_process_options;
 
 /// Prepares `options`' operation on the RGBA8 (straight alpha) bitmap `pixels`: `frames`

@@ -17,13 +17,27 @@ public struct EncodingRequest: Sendable, Hashable {
     public var progressive: Bool
     /// For WebP: encode losslessly (``quality`` is then ignored).
     public var lossless: Bool
+    /// Quality for particular formats, over ``quality``: the format is only known once chosen.
+    public var formatQuality: [ImageFormat: Int]
+    /// What shows through transparent pixels in a format without alpha (JPEG).
+    public var background: Colour
 
     /// Creates an encoding request.
-    public init(format: Format = .source, quality: Int = 85, progressive: Bool = false, lossless: Bool = false) {
+    public init(
+        format: Format = .source, quality: Int = 85, progressive: Bool = false, lossless: Bool = false,
+        formatQuality: [ImageFormat: Int] = [:], background: Colour = .black
+    ) {
         self.format = format
         self.quality = quality
         self.progressive = progressive
         self.lossless = lossless
+        self.formatQuality = formatQuality
+        self.background = background
+    }
+
+    /// The quality `format` is written at.
+    public func quality(for format: ImageFormat) -> Int {
+        max(1, min(100, formatQuality[format] ?? quality))
     }
 
     /// Which format the bytes are written in.
@@ -45,6 +59,8 @@ public struct EncodingRequest: Sendable, Hashable {
     var normalized: EncodingRequest {
         var copy = self
         copy.quality = max(1, min(100, quality))
+        copy.formatQuality = formatQuality.mapValues { max(1, min(100, $0)) }.filter { $0.value != copy.quality }
+        copy.background = Colour(red: background.red, green: background.green, blue: background.blue)
         if case .negotiated(let accepted) = format { copy.format = .negotiated(accepting: accepted.intersection(Format.negotiable)) }
         return copy
     }
@@ -60,6 +76,10 @@ public struct EncodingRequest: Sendable, Hashable {
             case .negotiated(let accepted): "auto:" + accepted.map(\.rawValue).sorted().joined(separator: "+")
             }
         var parts = [format, "q=\(normalized.quality)"]
+        for (format, quality) in normalized.formatQuality.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            parts.append("q.\(format.rawValue)=\(quality)")
+        }
+        if normalized.background != .black { parts.append("background=\(normalized.background)") }
         if progressive { parts.append("progressive") }
         if lossless { parts.append("lossless") }
         return parts.joined(separator: ",")

@@ -8,16 +8,19 @@ public struct ImageEncoder: Sendable {
     public var progressive: Bool
     /// For WebP: encode losslessly (``quality`` is then ignored).
     public var lossless: Bool
+    /// For JPEG, which has no alpha: the colour transparent pixels are flattened onto.
+    public var background: Colour
 
     /// Creates an encoder.
-    public init(quality: Int = 85, progressive: Bool = false, lossless: Bool = false) {
+    public init(quality: Int = 85, progressive: Bool = false, lossless: Bool = false, background: Colour = .black) {
         self.quality = quality
         self.progressive = progressive
         self.lossless = lossless
+        self.background = background
     }
 
     /// Encodes `image` in one of ``ImageFormat/encodable``. JPEG has no alpha, so transparent
-    /// pixels are flattened onto black. An animation is written with every frame, its delays
+    /// pixels are flattened onto ``background``. An animation is written with every frame, its delays
     /// and loop count in a format that ``ImageFormat/isAnimatable``; others get its first frame.
     public func encode(_ image: DecodedImage, as format: ImageFormat) throws(MagpieError) -> [UInt8] {
         guard format.isEncodable else {
@@ -33,6 +36,7 @@ public struct ImageEncoder: Sendable {
         options.quality = Int32(max(1, min(100, quality)))
         options.progressive = progressive ? 1 : 0
         options.lossless = lossless ? 1 : 0
+        options.background = (Double(background.red), Double(background.green), Double(background.blue))
         options.frames = Int32(image.frameCount)
         options.loop = Int32(clamping: image.animation?.loopCount ?? 0)
         let delays = (image.animation?.frameDelays ?? []).map { Int32(clamping: $0) }

@@ -51,7 +51,7 @@ struct RequestKeys: Sendable {
         decodeWork = DecodeWorkKey(
             data: dataWork, thumbnail: request.thumbnail,
             frames: request.options.intersection([.firstFrameOnly, .firstFrameWhenTooLarge]),
-            resizeFirst: request.thumbnail == nil ? request.processors.first as? ImageProcessors.Resize : nil)
+            resizeFirst: request.thumbnail == nil ? (request.processors.first as? any ResizesFirst)?.decodeResize : nil)
         imageWork = ImageWorkKey(
             decode: decodeWork, processors: processors, keepsVariant: keepsVariant,
             options: request.options.intersection([.returnsOriginalData]))
@@ -134,8 +134,8 @@ struct DecodeWorkKey: Hashable, Sendable {
     let thumbnail: ImageRequest.Thumbnail?
     /// Which frames of an animation are decoded.
     let frames: ImageRequest.Options
-    /// The request's first processor when it is a resize: the decode may then be at a reduced
-    /// scale, so only requests beginning with the same resize share it.
+    /// What the request's first processor resizes to, when it begins with a resize: the decode
+    /// may then be at a reduced scale, so only requests beginning with the same resize share it.
     let resizeFirst: ImageProcessors.Resize?
 }
 

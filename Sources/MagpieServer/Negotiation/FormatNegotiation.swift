@@ -2,16 +2,19 @@ import Foundation
 import Magpie
 
 /// What the proxy asks the pipeline to encode: `f:` names a format, `f:auto` lets the pipeline
-/// choose from the client's `Accept`, and no `f:` keeps the source's format.
+/// choose from the client's `Accept`, and no `f:` keeps the source's format. Transparency in a
+/// JPEG shows white, as imgproxy's does.
 enum FormatNegotiation {
-    static func encoding(for format: ProxyOptions.Format?, accept: String?, quality: Int) -> EncodingRequest {
+    static func encoding(
+        for format: ProxyOptions.Format?, accept: String?, quality: Int, formatQuality: [ImageFormat: Int] = [:]
+    ) -> EncodingRequest {
         let choice: EncodingRequest.Format =
             switch format {
             case .fixed(let format): .fixed(format)
             case .auto: .negotiated(accepting: accepted(accept))
             case nil: .source
             }
-        return EncodingRequest(format: choice, quality: quality)
+        return EncodingRequest(format: choice, quality: quality, formatQuality: formatQuality, background: .white)
     }
 
     /// The image formats an `Accept` header lists with a quality above zero.

@@ -1,123 +1,248 @@
+import Foundation
 import Magpie
 
-/// Reads option segments (`name:value[:value]`) into ``ProxyOptions``, expanding presets. The
-/// proxy's own options are read here; processors come from ``Magpie/ProcessingOption``, which
-/// the command line reads too.
+/// Reads option segments (`name:value:value`) into ``ProxyOptions`` with imgproxy's names and
+/// meanings, expanding presets (the `default` preset first, when there is one). Processors
+/// shared with the command line come from ``Magpie/ProcessingOption``. An option Magpie does not
+/// carry out is refused with a 400 that names it, never ignored.
 struct OptionParser: Sendable {
     /// Preset name → its option segments.
     let presets: [String: [String]]
     let limits: ProcessingLimits
+    /// For `expires`.
+    var now: @Sendable () -> Date = { Date() }
 
     func parse(_ segments: [String]) throws(ProxyURLError) -> ProxyOptions {
-        var options = ProxyOptions()
+        var reading = Reading()
+        if let preset = presets["default"] {
+            try apply(preset, to: &reading, presetsInUse: ["default"])
+        }
+        try apply(segments, to: &reading, presetsInUse: [])
+        return try reading.finished(limits: limits)
+    }
+
+    private func apply(_ segments: [String], to reading: inout Reading, presetsInUse: Set<String>) throws(ProxyURLError) {
         for segment in segments {
-            try apply(segment, to: &options, expandingPresets: true)
-        }
-        try check(options)
-        return options
-    }
-
-    private func apply(_ segment: String, to options: inout ProxyOptions, expandingPresets: Bool) throws(ProxyURLError) {
-        let parts = segment.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
-        let name = parts[0].lowercased()
-        let arguments = Array(parts.dropFirst())
-        func one() throws(ProxyURLError) -> String {
-            guard arguments.count == 1, !arguments[0].isEmpty else {
-                throw .malformed("option '\(segment)': '\(name)' takes one value")
-            }
-            return arguments[0]
-        }
-        switch name {
-        case "s", "size":
-            guard (1...2).contains(arguments.count) else { throw .malformed("option '\(segment)': size is s:WIDTH:HEIGHT") }
-            options.width = try dimension(arguments[0], segment)
-            options.height = arguments.count == 2 ? try dimension(arguments[1], segment) : 0
-        case "w", "width": options.width = try dimension(try one(), segment)
-        case "h", "height": options.height = try dimension(try one(), segment)
-        case "fit":
-            guard let fit = Self.fits[try one().lowercased()] else {
-                throw .malformed("option '\(segment)': fit is one of fit, fill, crop")
-            }
-            options.fit = fit
-        case "g", "gravity":
-            guard let gravity = Self.gravities[try one().lowercased()] else {
-                throw .malformed("option '\(segment)': gravity is one of centre, north, south, east, west, smart, entropy")
-            }
-            options.gravity = gravity
-        case "q", "quality":
-            guard let quality = Int(try one()), (1...100).contains(quality) else {
-                throw .malformed("option '\(segment)': quality is a whole number from 1 to 100")
-            }
-            options.quality = quality
-        case "f", "format", "ext":
-            let value = try one().lowercased()
-            if value == "auto" {
-                options.format = .auto
-            } else if let format = ImageFormat(name: value), format.isEncodable {
-                options.format = .fixed(format)
+            let option = OptionValues(segment)
+            if ["pr", "preset"].contains(option.name) {
+                guard !option.values.isEmpty, !option.values.contains("") else { throw option.failure("preset takes names, pr:NAME[:NAME...]") }
+                for name in option.values where !presetsInUse.contains(name) {
+                    // A preset naming itself, directly or not, is skipped there, as imgproxy does.
+                    guard let preset = presets[name] else { throw option.failure("no preset named '\(name)'") }
+                    try apply(preset, to: &reading, presetsInUse: presetsInUse.union([name]))
+                }
             } else {
-                let names = ImageFormat.encodable.map(\.rawValue) + ["auto"]
-                throw .malformed("option '\(segment)': format is one of \(names.joined(separator: ", "))")
+                try read(option, into: &reading)
             }
+        }
+    }
+
+    private func read(_ option: OptionValues, into reading: inout Reading) throws(ProxyURLError) {
+        guard !option.values.isEmpty || ProcessingOption.named(option.name) != nil else {
+            throw option.failure("\(option.name) takes a value after a colon")
+        }
+        let maximum = limits.maximumDimension
+        switch option.name {
+        case "resize", "rs":
+            try option.count(1...8, usage: "resize is rs:TYPE:WIDTH:HEIGHT:ENLARGE:EXTEND")
+            if option.has(0) { reading.options.layout.resizing = try Self.resizing(option, 0) }
+            try readSize(option, from: 1, into: &reading)
+        case "size", "s":
+            try option.count(1...7, usage: "size is s:WIDTH:HEIGHT:ENLARGE:EXTEND")
+            try readSize(option, from: 0, into: &reading)
+        case "resizing_type", "rt":
+            try option.count(1...1, usage: "resizing_type is one of \(Layout.Resizing.allCases.map(\.rawValue).joined(separator: ", "))")
+            reading.options.layout.resizing = try Self.resizing(option, 0)
+        case "width", "w": reading.options.layout.width = try option.count(limit: maximum)
+        case "height", "h": reading.options.layout.height = try option.count(limit: maximum)
+        case "min-width", "mw": reading.options.layout.minWidth = try option.count(limit: maximum)
+        case "min-height", "mh": reading.options.layout.minHeight = try option.count(limit: maximum)
+        case "zoom", "z":
+            try option.count(1...2, usage: "zoom is z:FACTOR or z:X:Y")
+            reading.options.layout.zoomX = try option.positive(0, limit: 100, what: "zoom")
+            reading.options.layout.zoomY = option.values.count == 2 ? try option.positive(1, limit: 100, what: "zoom") : reading.options.layout.zoomX
         case "dpr":
-            guard let dpr = Double(try one()), dpr > 0, dpr <= 4 else {
-                throw .malformed("option '\(segment)': dpr is a number above 0 and at most 4")
+            try option.count(1...1, usage: "dpr takes one number")
+            reading.options.layout.dpr = try option.positive(limit: 100, what: "dpr")
+        case "enlarge", "el": reading.options.layout.enlarge = try option.bool()
+        case "extend", "ex": reading.options.layout.extend = try Self.extend(option, from: 0)
+        case "extend_aspect_ratio", "extend_ar", "exar": reading.options.layout.extendAspectRatio = try Self.extend(option, from: 0)
+        case "gravity", "g": reading.options.layout.gravity = try option.placement(from: 0)
+        case "crop", "c":
+            let width = try option.number(0, in: 0...Double(maximum), what: "a crop's width")
+            let height = option.has(1) ? try option.number(1, in: 0...Double(maximum), what: "a crop's height") : 0
+            reading.options.layout.crop = Layout.Crop(width: width, height: height, placement: option.values.count > 2 ? try option.placement(from: 2) : nil)
+        case "padding", "pd":
+            try option.count(1...4, usage: "padding is pd:TOP:RIGHT:BOTTOM:LEFT")
+            var padding = reading.options.layout.padding
+            if option.has(0) { padding.top = try option.count(0, limit: maximum) }
+            padding.right = option.has(1) ? try option.count(1, limit: maximum) : padding.top
+            padding.bottom = option.has(2) ? try option.count(2, limit: maximum) : padding.top
+            padding.left = option.has(3) ? try option.count(3, limit: maximum) : padding.right
+            reading.options.layout.padding = padding
+        case "auto_rotate", "ar":
+            guard try option.bool() else { throw option.failure("Magpie always applies the EXIF orientation; auto_rotate:0 is not supported") }
+        case "rotate", "rot":
+            guard option.values.count == 1, let degrees = Int(option.values[0]), degrees % 90 == 0 else {
+                throw option.failure("rotate takes a multiple of 90 degrees")
             }
-            options.dpr = dpr
-        case "ff", "first-frame":
-            let value = arguments.isEmpty ? "1" : try one().lowercased()
-            guard let flag = ["1": true, "t": true, "true": true, "0": false, "f": false, "false": false][value] else {
-                throw .malformed("option '\(segment)': first-frame is 1 or 0")
+            reading.options.layout.rotation = (degrees % 360 + 360) % 360
+        case "flip", "fl":
+            try option.count(1...2, usage: "flip is fl:HORIZONTAL:VERTICAL")
+            if option.has(0) { reading.options.layout.flipHorizontal = try option.bool(0) }
+            if option.has(1) { reading.options.layout.flipVertical = try option.bool(1) }
+        case "background", "bg": reading.options.background = try Self.colour(option)
+        case "strip_metadata", "sm":
+            guard try option.bool() else { throw option.failure("Magpie writes no metadata; strip_metadata:0 is not supported") }
+        case "strip_color_profile", "scp":
+            guard try option.bool() else {
+                throw option.failure("Magpie converts every image to sRGB and writes no profile; strip_color_profile:0 is not supported")
             }
-            options.firstFrame = flag
-        case "pr", "preset":
-            guard expandingPresets else { throw .malformed("option '\(segment)': a preset cannot name another preset") }
-            guard !arguments.isEmpty else { throw .malformed("option '\(segment)': preset takes a name") }
-            for presetName in arguments {
-                guard let preset = presets[presetName] else { throw .malformed("option '\(segment)': no preset named '\(presetName)'") }
-                for part in preset { try apply(part, to: &options, expandingPresets: false) }
+        case "keep_copyright", "kcr":
+            guard try !option.bool() else { throw option.failure("keep_copyright is not supported yet: Magpie writes no metadata") }
+        case "quality", "q":
+            try option.count(1...1, usage: "quality takes one whole number")
+            let quality = try option.count(limit: 100)
+            reading.options.quality = quality == 0 ? nil : quality
+        case "format_quality", "fq":
+            guard option.values.count % 2 == 0 else { throw option.failure("format_quality is fq:FORMAT:QUALITY[:FORMAT:QUALITY...]") }
+            for index in stride(from: 0, to: option.values.count, by: 2) {
+                let format = try Self.format(option, index)
+                let quality = try option.count(index + 1, limit: 100)
+                reading.options.formatQuality[format] = quality == 0 ? nil : quality
             }
+        case "format", "f", "ext":
+            try option.count(1...1, usage: "format takes one name")
+            reading.options.format = option.values[0].lowercased() == "auto" ? .auto : .fixed(try Self.format(option, 0))
+        case "skip_processing", "skp":
+            for index in option.values.indices { reading.options.skipProcessing.insert(try Self.anyFormat(option, index)) }
+        case "raw": reading.options.raw = try option.bool()
+        case "cachebuster", "cb":
+            try option.count(1...1, usage: "cachebuster takes one value")
+            reading.options.cacheBuster = option.values[0].isEmpty ? nil : option.values[0]
+        case "expires", "exp":
+            guard option.values.count == 1, let seconds = Int(option.values[0]) else { throw option.failure("expires takes a Unix time in seconds") }
+            if seconds > 0, Double(seconds) < now().timeIntervalSince1970 {
+                throw ProxyURLError(status: 410, message: "the URL expired at \(Date(timeIntervalSince1970: Double(seconds)))")
+            }
+            reading.options.expires = seconds > 0 ? seconds : nil
+        case "filename", "fn":
+            try option.count(1...2, usage: "filename is fn:NAME or fn:BASE64NAME:1")
+            reading.options.filename = try Self.filename(option)
+        case "return_attachment", "att": reading.options.returnAttachment = try option.bool()
+        case "fit":
+            // Magpie's own spelling, from before imgproxy's names were read.
+            switch option.values[0].lowercased() {
+            case "fit": reading.options.layout.resizing = .fit
+            case "fill": reading.options.layout.resizing = .fill
+            case "crop": reading.cropsToBox = true
+            default: throw option.failure("fit is one of fit, fill, crop")
+            }
+        case "ff", "first-frame": reading.options.firstFrame = try option.bool()
+        case "trim", "t", "watermark", "wm", "max_bytes", "mb", "preserve_hdr", "ph", "enforce_thumbnail", "eth",
+            "max_src_resolution", "msr", "max_src_file_size", "msfs", "max_animation_frames", "maf",
+            "max_animation_frame_resolution", "mafr", "max_result_dimension", "mrd":
+            throw ProxyURLError.malformed("the option '\(option.name)' is not supported by Magpie yet")
         default:
-            guard let option = ProcessingOption.named(name) else { throw .malformed("unknown option '\(name)' in '\(segment)'") }
-            // Checked now, in CSS pixels, so a bad value is a 400 before anything is fetched.
+            guard let shared = ProcessingOption.named(option.name) else { throw ProxyURLError.malformed("unknown option '\(option.name)' in '\(option.segment)'") }
+            // Checked now, so a bad value is a 400 before anything is fetched.
             do {
-                _ = try option.processor(.init(arguments, limits: limits))
+                _ = try shared.processor(.init(option.values, limits: limits))
             } catch {
-                throw .malformed("option '\(segment)': \(error.description)")
+                throw option.failure(error.description)
             }
-            options.processing[option.name] = arguments
+            reading.options.processing[shared.name] = option.values
         }
     }
 
-    private func dimension(_ text: String, _ segment: String) throws(ProxyURLError) -> Int {
-        guard let value = Int(text), value >= 0, value <= limits.maximumDimension else {
-            throw .malformed("option '\(segment)': sizes are whole numbers from 0 to \(limits.maximumDimension)")
-        }
-        return value
+    /// `WIDTH:HEIGHT:ENLARGE:EXTEND[:GRAVITY...]` from `index`, each part optional.
+    private func readSize(_ option: OptionValues, from index: Int, into reading: inout Reading) throws(ProxyURLError) {
+        if option.has(index) { reading.options.layout.width = try option.count(index, limit: limits.maximumDimension) }
+        if option.has(index + 1) { reading.options.layout.height = try option.count(index + 1, limit: limits.maximumDimension) }
+        if option.has(index + 2) { reading.options.layout.enlarge = try option.bool(index + 2) }
+        if option.has(index + 3) { reading.options.layout.extend = try Self.extend(option, from: index + 3) }
     }
 
-    private func check(_ options: ProxyOptions) throws(ProxyURLError) {
-        let (width, height) = (options.pixelWidth, options.pixelHeight)
-        guard width <= limits.maximumDimension, height <= limits.maximumDimension else {
-            throw .malformed("the output would be \(width)x\(height) pixels; at most \(limits.maximumDimension) on a side")
+    private static func resizing(_ option: OptionValues, _ index: Int) throws(ProxyURLError) -> Layout.Resizing {
+        guard let resizing = Layout.Resizing(rawValue: option.values[index].lowercased()) else {
+            throw option.failure("the resizing type is one of \(Layout.Resizing.allCases.map(\.rawValue).joined(separator: ", "))")
         }
-        guard width * height <= limits.maximumOutputPixels else {
-            throw .malformed("the output would be \(width)x\(height) pixels; at most \(limits.maximumOutputPixels) in all")
-        }
-        if options.fit != .fit, width == 0 || height == 0 {
-            throw .malformed("fit:\(options.fit.rawValue) needs both a width and a height")
+        return resizing
+    }
+
+    /// `EXTEND[:GRAVITY[:X:Y]]`: `nil` when off.
+    private static func extend(_ option: OptionValues, from index: Int) throws(ProxyURLError) -> Placement? {
+        guard try option.bool(index) else { return nil }
+        return option.has(index + 1) ? try option.placement(from: index + 1, allowsSmart: false) : .centre
+    }
+
+    private static func colour(_ option: OptionValues) throws(ProxyURLError) -> Colour? {
+        switch option.values.count {
+        case 1 where option.values[0].isEmpty: return nil
+        case 1:
+            guard option.values[0].count == 6, let colour = Colour(hex: option.values[0]) else {
+                throw option.failure("a background is bg:RRGGBB in hex or bg:R:G:B")
+            }
+            return colour
+        case 3:
+            let channels = option.values.compactMap { UInt8($0) }
+            guard channels.count == 3 else { throw option.failure("a background's R, G and B are whole numbers from 0 to 255") }
+            return Colour(red: channels[0], green: channels[1], blue: channels[2])
+        default:
+            throw option.failure("a background is bg:RRGGBB in hex or bg:R:G:B")
         }
     }
 
-    private static let fits: [String: Fit] = ["fit": .fit, "fill": .fill, "crop": .crop]
+    /// An output format: one Magpie writes.
+    private static func format(_ option: OptionValues, _ index: Int) throws(ProxyURLError) -> ImageFormat {
+        let format = try anyFormat(option, index)
+        guard format.isEncodable else {
+            throw option.failure("Magpie writes \((ImageFormat.encodable.map(\.rawValue) + ["auto"]).joined(separator: ", ")), not \(option.values[index])")
+        }
+        return format
+    }
 
-    private static let gravities: [String: Gravity] = [
-        "ce": .centre, "centre": .centre, "center": .centre,
-        "no": .top, "north": .top, "top": .top,
-        "so": .bottom, "south": .bottom, "bottom": .bottom,
-        "ea": .right, "east": .right, "right": .right,
-        "we": .left, "west": .left, "left": .left,
-        "sm": .attention, "smart": .attention, "attention": .attention,
-        "entropy": .entropy,
-    ]
+    private static func anyFormat(_ option: OptionValues, _ index: Int) throws(ProxyURLError) -> ImageFormat {
+        guard let format = ImageFormat(name: option.values[index].lowercased()) else {
+            throw option.failure("'\(option.values[index])' is not an image format Magpie knows")
+        }
+        return format
+    }
+
+    private static func filename(_ option: OptionValues) throws(ProxyURLError) -> String? {
+        let text = option.values[0]
+        guard option.has(1), try option.bool(1) else { return text.isEmpty ? nil : text }
+        guard let bytes = Base64URL.decode(text), let name = String(bytes: bytes, encoding: .utf8) else {
+            throw option.failure("the file name is not URL-safe base64 of UTF-8 text")
+        }
+        return name
+    }
+
+    /// Options as they are read, with what is settled only at the end.
+    private struct Reading {
+        var options = ProxyOptions()
+        /// Magpie's `fit:crop`: the box is cut from the image rather than scaled to.
+        var cropsToBox = false
+
+        func finished(limits: ProcessingLimits) throws(ProxyURLError) -> ProxyOptions {
+            var options = self.options
+            var layout = options.layout
+            if cropsToBox {
+                let scale = layout.dpr
+                layout.crop = Layout.Crop(
+                    width: (Double(layout.width) * scale).rounded(), height: (Double(layout.height) * scale).rounded(), placement: nil)
+                (layout.width, layout.height) = (0, 0)
+                options.layout = layout
+            }
+            let width = Int((Double(layout.width) * layout.dpr * layout.zoomX).rounded())
+            let height = Int((Double(layout.height) * layout.dpr * layout.zoomY).rounded())
+            guard width <= limits.maximumDimension, height <= limits.maximumDimension else {
+                throw .malformed("the output would be \(width)x\(height) pixels; at most \(limits.maximumDimension) on a side")
+            }
+            guard width * height <= limits.maximumOutputPixels else {
+                throw .malformed("the output would be \(width)x\(height) pixels; at most \(limits.maximumOutputPixels) in all")
+            }
+            return options
+        }
+    }
 }

@@ -1,9 +1,10 @@
 public import Foundation
 
-/// A proxy URL's path, `/<signature>/<options>/<source>`, split into its parts. Options are
-/// the segments with a colon; the source starts at the first segment without one: `plain/`
-/// followed by the percent-encoded source URL, or the source URL in URL-safe base64 (which
-/// may be split into several segments).
+/// A proxy URL's path, `/<signature>/<options>/<source>`, split into its parts as imgproxy
+/// splits its own. Options are the segments with a colon; the source starts at the first
+/// segment without one: `plain/` followed by the percent-encoded source URL and optionally
+/// `@EXTENSION`, or the source URL in URL-safe base64 (which may be split into several
+/// segments) and optionally `.EXTENSION`. The extension names the output format.
 public struct ProxyPath: Sendable, Hashable {
     /// The first segment.
     public let signature: String
@@ -13,6 +14,8 @@ public struct ProxyPath: Sendable, Hashable {
     public let optionSegments: [String]
     /// The image to fetch.
     public let source: URL
+    /// The output format the source's extension names (`jpg`, `webp`...), as written.
+    public let sourceExtension: String?
 
     /// Splits `path` (as received, percent-encoding intact).
     public init(_ path: String) throws(ProxyURLError) {
@@ -22,7 +25,7 @@ public struct ProxyPath: Sendable, Hashable {
         let options = segments.dropFirst().prefix { $0.contains(":") }
         optionSegments = Array(options)
         let sourceSegments = Array(segments.dropFirst(1 + options.count))
-        source = try Self.source(from: sourceSegments)
+        (source, sourceExtension) = try Self.source(from: sourceSegments)
     }
 
     /// The signature segment and the part it covers, and nothing else read: a signature is
@@ -35,28 +38,41 @@ public struct ProxyPath: Sendable, Hashable {
         return (String(rest[..<slash]), String(rest[slash...]))
     }
 
-    private static func source(from segments: [String]) throws(ProxyURLError) -> URL {
+    private static func source(from segments: [String]) throws(ProxyURLError) -> (URL, String?) {
         guard let first = segments.first, !first.isEmpty else {
             throw .malformed("no source URL after the options")
         }
         let text: String
+        var fileExtension: String?
         if first == "plain" {
-            let encoded = segments.dropFirst().joined(separator: "/")
+            var encoded = segments.dropFirst().joined(separator: "/")
+            // An '@' the URL itself holds is percent-encoded; a bare one starts the extension.
+            if let at = encoded.lastIndex(of: "@") {
+                fileExtension = String(encoded[encoded.index(after: at)...])
+                encoded = String(encoded[..<at])
+            }
             guard !encoded.isEmpty, let decoded = encoded.removingPercentEncoding else {
                 throw .malformed("the plain source is not valid percent-encoding")
             }
             text = decoded
         } else {
-            guard let bytes = Base64URL.decode(segments.joined()), let decoded = String(bytes: bytes, encoding: .utf8) else {
+            var encoded = segments.joined()
+            // URL-safe base64 has no '.', so one starts the extension.
+            if let dot = encoded.firstIndex(of: ".") {
+                fileExtension = String(encoded[encoded.index(after: dot)...])
+                encoded = String(encoded[..<dot])
+            }
+            guard let bytes = Base64URL.decode(encoded), let decoded = String(bytes: bytes, encoding: .utf8) else {
                 throw .malformed("the source is neither plain/<percent-encoded URL> nor URL-safe base64 of a URL")
             }
             text = decoded
         }
+        if fileExtension?.isEmpty == true { fileExtension = nil }
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme) else {
             throw .malformed("the source '\(text)' is not an http or https URL")
         }
         guard let host = url.host, !host.isEmpty else { throw .malformed("the source '\(text)' has no host") }
-        return url
+        return (url, fileExtension)
     }
 }
 

@@ -40,10 +40,10 @@ public final class ImageProxy: Sendable {
         for (name, options) in configuration.presets {
             presets[name] = options.split(separator: "/").map(String.init)
         }
-        let parser = OptionParser(presets: presets, limits: configuration.limits)
+        let parser = OptionParser(presets: presets, limits: configuration.limits, now: configuration.pipeline.wallClock)
         for (name, segments) in presets {
             do {
-                _ = try parser.parse(segments.filter { !$0.hasPrefix("pr:") && !$0.hasPrefix("preset:") })
+                _ = try parser.parse(segments)
             } catch {
                 throw ProxyConfigurationError(message: "preset '\(name)': \(error.message)")
             }
@@ -130,6 +130,13 @@ public final class ImageProxy: Sendable {
     fileprivate struct Work: Sendable {
         let request: ImageRequest
         let encoding: EncodingRequest
+        /// Serve the source's bytes as they are: always (`raw`), or when it is in one of these
+        /// formats (`skip_processing`).
+        let servesSourceAlways: Bool
+        let servesSourceIn: Set<ImageFormat>
+        /// `Content-Disposition`'s name without extension, and whether it is an attachment.
+        let filename: String
+        let attachment: Bool
         /// The pipeline's cache key of the source and the result's variant name, for the ETag.
         let sourceKey: String
         let variant: String
@@ -169,19 +176,26 @@ public final class ImageProxy: Sendable {
             let (signature, signedPart) = try ProxyPath.signed(pathOnly)
             try checkSignature(signature, for: signedPart)
             let path = try ProxyPath(pathOnly)
-            let options = try parser.parse(path.optionSegments)
+            var options = try parser.parse(path.optionSegments)
+            if let fileExtension = path.sourceExtension, !options.raw {
+                // The extension is the last word on the format, as imgproxy reads it.
+                options = try parser.parse(path.optionSegments + ["f:" + fileExtension])
+            }
             let plan = try RenderPlan(options, limits: configuration.limits)
             if case .failure(let refusal) = Result(catching: { () throws(MagpieError) in try configuration.sources.check(path.source) }) {
                 throw ProxyURLError.forbidden(refusal.description)
             }
             let imageRequest = plan.imageRequest(for: path.source)
             let encoding = FormatNegotiation.encoding(
-                for: options.format, accept: request.headers["accept"], quality: options.quality ?? configuration.defaultQuality)
+                for: options.format, accept: request.headers["accept"], quality: options.quality ?? configuration.defaultQuality,
+                formatQuality: configuration.formatQuality.merging(options.formatQuality) { $1 })
             let key = pipeline.configuration.encodedImageKey(for: imageRequest, encoding: encoding)
             let work = Work(
-                request: imageRequest, encoding: encoding, sourceKey: pipeline.configuration.cacheKey(path.source), variant: key.variant,
+                request: imageRequest, encoding: encoding, servesSourceAlways: options.raw, servesSourceIn: options.skipProcessing,
+                filename: options.filename ?? Self.filename(of: path.source), attachment: options.returnAttachment,
+                sourceKey: pipeline.configuration.cacheKey(path.source), variant: key.variant,
                 varies: options.format == .auto, cacheTag: Validators.cacheTag(for: path.source))
-            if let hit = pipeline.cachedEncodedImage(for: key) {
+            if !work.servesSourceAlways, work.servesSourceIn.isEmpty, let hit = pipeline.cachedEncodedImage(for: key) {
                 metrics.cacheHit(.memory)
                 return .answered((success(hit, work: work, request: request), StageTimings(), "memory"))
             }
@@ -201,6 +215,13 @@ public final class ImageProxy: Sendable {
     private func answer(_ work: Work, _ request: ProxyRequest) async -> Answer {
         var timings = StageTimings()
         do {
+            if work.servesSourceAlways || !work.servesSourceIn.isEmpty {
+                let original = try await timings.measure(.download) { () throws(MagpieError) in try await pipeline.data(for: work.request) }
+                let format = ImageFormat(sniffing: original.data)
+                if work.servesSourceAlways || work.servesSourceIn.contains(format) {
+                    return (sourceAsItIs(original, format: format, work: work, request: request), timings, nil)
+                }
+            }
             if let ifNoneMatch = request.headers["if-none-match"] {
                 // A conditional request for a result no memory holds: the original's validator
                 // decides, so a client that has this version costs no decoding.
@@ -233,12 +254,18 @@ public final class ImageProxy: Sendable {
         }
     }
 
+    /// With keys, only a valid signature (or, when unsigned URLs are allowed, `unsafe` or `_`);
+    /// without keys and with unsigned URLs allowed, any segment, as imgproxy without a key.
     private func checkSignature(_ signature: String, for signedPart: String) throws(ProxyURLError) {
-        if signature == "unsafe" {
+        if signer.keys.isEmpty {
             guard configuration.allowsUnsignedURLs else { throw .forbidden("unsigned URLs are not accepted here") }
             return
         }
-        guard !signer.keys.isEmpty, signer.isValid(signature, for: signedPart) else {
+        if signature == "unsafe" || signature == "_" {
+            guard configuration.allowsUnsignedURLs else { throw .forbidden("unsigned URLs are not accepted here") }
+            return
+        }
+        guard signer.isValid(signature, for: signedPart) else {
             throw .forbidden("the signature does not match the URL")
         }
     }
@@ -262,8 +289,39 @@ public final class ImageProxy: Sendable {
         ]
         if let lastModified = encoded.sourceLastModified { headers.append(("Last-Modified", lastModified)) }
         if work.varies { headers.append(("Vary", "Accept")) }
+        headers.append(("Content-Disposition", Self.contentDisposition(work, format: encoded.format)))
         metrics.served(format: encoded.format.rawValue)
         return ProxyResponse(status: 200, headers: headers, body: encoded.data)
+    }
+
+    /// The source's bytes as the origin sent them (`raw`, `skip_processing`).
+    private func sourceAsItIs(_ original: DataResponse, format: ImageFormat, work: Work, request: ProxyRequest) -> ProxyResponse {
+        let etag = work.etag(sourceValidator: EncodedImage.validator(of: original.data, metadata: original.metadata))
+        if Validators.matches(request.headers["if-none-match"], etag) { return notModified(etag: etag, work: work) }
+        let contentType = format == .unknown ? (original.contentType ?? "application/octet-stream") : format.mediaType
+        var headers: [(name: String, value: String)] = [
+            ("Content-Type", contentType), ("Cache-Control", imageCacheControl), ("ETag", etag),
+            ("Cache-Tag", work.cacheTag), ("Surrogate-Key", work.cacheTag),
+            ("Content-Disposition", Self.contentDisposition(work, format: format)),
+        ]
+        if let lastModified = original.metadata?.lastModified { headers.append(("Last-Modified", lastModified)) }
+        metrics.served(format: format.rawValue)
+        return ProxyResponse(status: 200, headers: headers, body: original.data)
+    }
+
+    /// `inline` or `attachment`, with the file name and the format's extension, as imgproxy
+    /// sends it.
+    private static func contentDisposition(_ work: Work, format: ImageFormat) -> String {
+        let name = work.filename + (format == .unknown ? "" : "." + (format.fileExtensions.first ?? format.rawValue))
+        // Quotes and backslashes would end the quoted string; control characters split headers.
+        let safe = String(name.unicodeScalars.filter { $0 != "\"" && $0 != "\\" && $0.value >= 0x20 && $0.value != 0x7F }.map(Character.init))
+        return (work.attachment ? "attachment" : "inline") + "; filename=\"\(safe)\""
+    }
+
+    /// The source URL's last path component without its extension, or `image`.
+    private static func filename(of source: URL) -> String {
+        let stem = source.deletingPathExtension().lastPathComponent
+        return stem.isEmpty || stem == "/" ? "image" : stem
     }
 
     private func notModified(etag: String, work: Work) -> ProxyResponse {

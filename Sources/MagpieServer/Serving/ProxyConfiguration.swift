@@ -29,6 +29,9 @@ public struct ProxyConfiguration: Sendable {
     public var limits = ProcessingLimits()
     /// JPEG, WebP and AVIF quality when the URL gives none.
     public var defaultQuality = 80
+    /// Quality for particular output formats, over ``defaultQuality`` (imgproxy's
+    /// `IMGPROXY_FORMAT_QUALITY`); a URL's `fq:` is over both.
+    public var formatQuality: [ImageFormat: Int] = [:]
     /// `Cache-Control: max-age` of images, and how long the proxy serves a result from its
     /// caches (the pipeline's ``Magpie/ImagePipeline/Configuration/encodedImageMaxAge``).
     public var cacheMaxAge: Duration = .seconds(86_400)

@@ -10,20 +10,23 @@ import Testing
 struct ProcessingVocabularyTests {
     static let proxy = OptionParser(presets: [:], limits: ProcessingLimits())
 
+    /// The proxy runs the shared processors as its layout's filters, on the result before any
+    /// canvas is added.
     static func proxyProcessors(_ segments: [String]) throws -> [String] {
-        try RenderPlan(proxy.parse(segments), limits: ProcessingLimits()).processors.map(\.identifier)
+        let processors = try RenderPlan(proxy.parse(segments), limits: ProcessingLimits()).processors
+        return processors.flatMap { ($0 as? ImageProcessors.Layout)?.filters ?? [$0] }.map(\.identifier)
     }
 
     @Test func bothSyntaxesMakeTheSameProcessors() throws {
-        let fromCommandLine = try ProcessingList.parse("blur:2,sharpen:0.5,round:8,circle,grayscale").map(\.identifier)
-        #expect(fromCommandLine == (try Self.proxyProcessors(["bl:2", "sh:0.5", "r:8", "circle:1", "grayscale:1"])))
+        let fromCommandLine = try ProcessingList.parse("blur:2,sharpen:0.5,pixelate:4,round:8,circle,grayscale").map(\.identifier)
+        #expect(fromCommandLine == (try Self.proxyProcessors(["bl:2", "sh:0.5", "pix:4", "r:8", "circle:1", "grayscale:1"])))
         #expect(fromCommandLine == [
             ImageProcessors.GaussianBlur(sigma: 2).identifier, ImageProcessors.Sharpen(sigma: 0.5).identifier,
-            ImageProcessors.RoundedCorners(radius: 8).identifier,
+            ImageProcessors.Pixelate(size: 4).identifier, ImageProcessors.RoundedCorners(radius: 8).identifier,
             ImageProcessors.Circle().identifier, ImageProcessors.Grayscale().identifier,
         ])
-        // The proxy's lengths are CSS pixels: dpr multiplies them.
-        #expect(try Self.proxyProcessors(["bl:2", "r:8", "dpr:2"]) == (try ProcessingList.parse("blur:4,round:16").map(\.identifier)))
+        // A corner radius is in CSS pixels, which dpr multiplies; a sigma is in output pixels, as imgproxy's.
+        #expect(try Self.proxyProcessors(["bl:2", "r:8", "dpr:2"]) == (try ProcessingList.parse("blur:2,round:16").map(\.identifier)))
         // Zero asks for nothing in both.
         #expect(try ProcessingList.parse("blur:0,round:0").isEmpty && Self.proxyProcessors(["bl:0", "r:0", "circle:0"]).isEmpty)
     }

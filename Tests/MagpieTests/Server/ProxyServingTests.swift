@@ -168,7 +168,7 @@ struct ProxyServingTests {
         try await withProxyFixture(configure: { $0.allowsUnsignedURLs = true }) { fixture in
             let reply = try await fixture.get("/unsafe/q:101/plain/http%3A%2F%2F127.0.0.1%2Fa.jpg")
             #expect(reply.status == 400)
-            #expect(reply.text == "option 'q:101': quality is a whole number from 1 to 100\n")
+            #expect(reply.text == "option 'q:101': '101' is not a whole number from 0 to 100\n")
         }
     }
 

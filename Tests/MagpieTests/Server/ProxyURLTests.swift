@@ -10,16 +10,22 @@ struct ProxyURLTests {
     static let parser = OptionParser(presets: ["thumb": ["s:256:256", "fit:fill", "q:70"], "sharp": ["q:95"]], limits: ProcessingLimits())
 
     @Test func optionsInShortAndLongForms() throws {
-        let short = try Self.parser.parse(["s:300:200", "fit:fill", "g:sm", "q:70", "f:webp", "dpr:2", "bl:1.5", "r:8", "ff:1"])
-        let long = try Self.parser.parse(["width:300", "height:200", "fit:fill", "gravity:smart", "quality:70", "format:webp", "dpr:2", "blur:1.5", "round:8", "first-frame:true"])
-        #expect(short == long)
-        #expect(short.pixelWidth == 600 && short.pixelHeight == 400)
-        #expect(short.gravity == .attention && short.format == .fixed(.webp) && short.firstFrame)
+        let short = try Self.parser.parse(["s:300:200", "rt:fill", "g:sm", "q:70", "f:webp", "dpr:2", "bl:1.5", "r:8", "ff:1"])
+        let long = try Self.parser.parse([
+            "width:300", "height:200", "resizing_type:fill", "gravity:sm", "quality:70", "format:webp", "dpr:2", "blur:1.5", "round:8",
+            "first-frame:true",
+        ])
+        let magpie = try Self.parser.parse(["s:300:200", "fit:fill", "g:smart", "q:70", "ext:webp", "dpr:2", "bl:1.5", "r:8", "ff:t"])
+        #expect(short == long && short == magpie)
+        #expect(short.layout.width == 300 && short.layout.height == 200 && short.layout.dpr == 2 && short.layout.resizing == .fill)
+        #expect(short.layout.gravity == .smart(.attention) && short.format == .fixed(.webp) && short.firstFrame)
         let plan = try RenderPlan(short, limits: ProcessingLimits())
-        #expect(plan.thumbnail == .init(width: 600, height: 400, fit: .cover) && plan.firstFrameOnly)
+        #expect(plan.firstFrameOnly)
+        // The blur's sigma is in output pixels, as imgproxy's; the corner radius in CSS pixels.
         #expect(plan.processors.map(\.identifier) == [
-            ImageProcessors.Resize(width: 600, height: 400, fit: .fill, gravity: .attention).identifier,
-            ImageProcessors.GaussianBlur(sigma: 3).identifier, ImageProcessors.RoundedCorners(radius: 16).identifier,
+            ImageProcessors.Layout(
+                short.layout, filters: [ImageProcessors.GaussianBlur(sigma: 1.5), ImageProcessors.RoundedCorners(radius: 16)]
+            ).identifier
         ])
     }
 
@@ -29,7 +35,8 @@ struct ProxyURLTests {
     static func key(_ segments: [String], accept: String? = nil) throws -> String {
         let options = try parser.parse(segments)
         let request = try RenderPlan(options, limits: ProcessingLimits()).imageRequest(for: URL(string: "https://example.com/a.jpg")!)
-        let encoding = FormatNegotiation.encoding(for: options.format, accept: accept, quality: options.quality ?? 80)
+        let encoding = FormatNegotiation.encoding(
+            for: options.format, accept: accept, quality: options.quality ?? 80, formatQuality: options.formatQuality)
         return pipeline.encodedImageKey(for: request, encoding: encoding).variant
     }
 
@@ -37,7 +44,9 @@ struct ProxyURLTests {
     /// the encoding, so an option cannot be forgotten in it and serve one request's image to another.
     static let changes = [
         ["s:300:100"], ["w:300"], ["h:150"], ["fit:crop"], ["g:north"], ["q:70"], ["f:png"], ["f:auto"], ["dpr:2"], ["bl:2"], ["r:8"],
-        ["ff:1"], ["circle:1"], ["grayscale:1"], ["bl:0"], ["r:0"], ["sh:1"],
+        ["ff:1"], ["circle:1"], ["grayscale:1"], ["bl:0"], ["r:0"], ["sh:1"], ["pix:4"], ["rt:force"], ["mw:300"], ["mh:300"],
+        ["z:2"], ["el:1"], ["ex:1"], ["exar:1"], ["c:100:50"], ["pd:4"], ["rot:90"], ["fl:1"], ["bg:ff0000"], ["fq:webp:50"],
+        ["g:fp:0.2:0.3"], ["g:no:10:5"],
     ]
 
     @Test(arguments: changes)
@@ -55,31 +64,76 @@ struct ProxyURLTests {
     }
 
     @Test func urlsAskingForTheSameShareAKeyAndAcceptMattersOnlyForAuto() throws {
-        #expect(try Self.key(["s:200:100", "dpr:2"]) == Self.key(["s:400:200"]))
-        #expect(try Self.key(["w:200", "bl:1.5", "r:4"]) == Self.key(["r:4", "blur:1.5", "width:200", "g:north"]), "gravity does nothing to a fit")
+        #expect(try Self.key(["w:200", "bl:1.5", "r:4"]) == Self.key(["r:4", "blur:1.5", "width:200", "g:ce"]), "order, spelling and defaults")
+        #expect(try Self.key(["rs:fill:200:100"]) == Self.key(["s:200:100", "rt:fill"]))
+        #expect(try Self.key(["q:0"]) == Self.key(["q:80"]), "quality 0 is the server's default")
         #expect(try Self.key(["f:webp"], accept: "image/avif") == Self.key(["f:webp"]))
         #expect(try Self.key(["f:auto"], accept: "image/avif") != Self.key(["f:auto"], accept: "image/webp"))
     }
 
     @Test func presetsExpandInPlaceAndLaterOptionsWin() throws {
         let options = try Self.parser.parse(["pr:thumb", "q:90"])
-        #expect(options.width == 256 && options.fit == .fill && options.quality == 90)
+        #expect(options.layout.width == 256 && options.layout.resizing == .fill && options.quality == 90)
         let both = try Self.parser.parse(["pr:thumb:sharp"])
         #expect(both.quality == 95)
     }
 
+    /// imgproxy's preset rules: `default` applies to every URL first; presets may name presets,
+    /// and one naming itself (directly or not) is skipped there.
+    @Test func theDefaultPresetComesFirstAndPresetsMayNest() throws {
+        let parser = OptionParser(
+            presets: ["default": ["q:60", "bl:1"], "card": ["pr:thumb", "f:webp"], "loop": ["pr:loop", "w:10"], "thumb": ["s:256:256", "rt:fill"]],
+            limits: ProcessingLimits())
+        let plain = try parser.parse([])
+        #expect(plain.quality == 60 && plain.processing["blur"] == ["1"])
+        let overridden = try parser.parse(["q:90"])
+        #expect(overridden.quality == 90)
+        let nested = try parser.parse(["pr:card"])
+        #expect(nested.layout.width == 256 && nested.format == .fixed(.webp))
+        #expect(try parser.parse(["pr:loop"]).layout.width == 10)
+    }
+
+    /// `expires` is read against the injected clock: a past time is 410, a future one passes.
+    @Test func expiredURLsAreGone() throws {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let parser = OptionParser(presets: [:], limits: ProcessingLimits(), now: { now })
+        #expect(try parser.parse(["exp:1800000060"]).expires == 1_800_000_060)
+        #expect(try parser.parse(["exp:0"]).expires == nil, "0 never expires")
+        #expect(throws: ProxyURLError(status: 410, message: "the URL expired at \(Date(timeIntervalSince1970: 1_799_999_999))")) {
+            try parser.parse(["exp:1799999999"])
+        }
+    }
+
+    /// The source's extension names the format: `@ext` after a plain source, `.ext` after base64.
+    @Test func theSourceExtensionNamesTheFormat() throws {
+        let plain = try ProxyPath("/sig/s:100/plain/https%3A%2F%2Fexample.com%2Fa%40b.jpg@webp")
+        #expect(plain.source.absoluteString == "https://example.com/a@b.jpg" && plain.sourceExtension == "webp")
+        let encoded = Base64URL.encode(Array("https://example.com/a.jpg".utf8))
+        let base64 = try ProxyPath("/sig/s:100/" + encoded + ".png")
+        #expect(base64.source.absoluteString == "https://example.com/a.jpg" && base64.sourceExtension == "png")
+        #expect(try ProxyPath("/sig/" + encoded).sourceExtension == nil)
+    }
+
     @Test(arguments: [
-        (["s:abc"], "option 's:abc': sizes are whole numbers from 0 to 8192"),
-        (["q:0"], "option 'q:0': quality is a whole number from 1 to 100"),
+        (["s:abc"], "option 's:abc': 'abc' is not a whole number from 0 to 8192"),
+        (["q:101"], "option 'q:101': '101' is not a whole number from 0 to 100"),
         (["fit:stretch"], "option 'fit:stretch': fit is one of fit, fill, crop"),
-        (["g:middle"], "option 'g:middle': gravity is one of centre, north, south, east, west, smart, entropy"),
-        (["f:bmp"], "option 'f:bmp': format is one of jpeg, png, webp, avif, gif, auto"),
-        (["dpr:5"], "option 'dpr:5': dpr is a number above 0 and at most 4"),
-        (["zoom:2"], "unknown option 'zoom' in 'zoom:2'"),
+        (["rt:stretch"], "option 'rt:stretch': the resizing type is one of fit, fill, fill-down, force, auto"),
+        (["g:middle"], "option 'g:middle': 'middle' is not a gravity; one of ce, no, so, ea, we, noea, nowe, soea, sowe, sm, entropy, fp:X:Y"),
+        (["g:fp:2:0"], "option 'g:fp:2:0': a focus point is fp:X:Y with X and Y from 0 to 1"),
+        (["ex:1:sm"], "option 'ex:1:sm': 'sm' is a crop's gravity; here it is one of ce, no, so, ea, we, noea, nowe, soea, sowe, fp:X:Y"),
+        (["f:bmp"], "option 'f:bmp': 'bmp' is not an image format Magpie knows"),
+        (["f:heic"], "option 'f:heic': Magpie writes jpeg, png, webp, avif, gif, auto, not heic"),
+        (["dpr:0"], "option 'dpr:0': dpr is a number above 0 and at most 100"),
+        (["rot:45"], "option 'rot:45': rotate takes a multiple of 90 degrees"),
+        (["el:maybe"], "option 'el:maybe': 'maybe' is not 1 (true) or 0 (false)"),
+        (["bg:12"], "option 'bg:12': a background is bg:RRGGBB in hex or bg:R:G:B"),
+        (["ar:0"], "option 'ar:0': Magpie always applies the EXIF orientation; auto_rotate:0 is not supported"),
+        (["wm:0.5"], "the option 'wm' is not supported by Magpie yet"),
+        (["bogus:2"], "unknown option 'bogus' in 'bogus:2'"),
         (["pr:nope"], "option 'pr:nope': no preset named 'nope'"),
         (["s:8000:8000", "dpr:2"], "the output would be 16000x16000 pixels; at most 8192 on a side"),
         (["s:8000:8000"], "the output would be 8000x8000 pixels; at most 40000000 in all"),
-        (["s:200:0", "fit:fill"], "fit:fill needs both a width and a height"),
     ])
     func malformedOptionsSayWhatIsWrong(segments: [String], message: String) {
         #expect(throws: ProxyURLError(status: 400, message: message)) { try Self.parser.parse(segments) }

@@ -46,11 +46,19 @@ public struct ProcessingOption: Sendable {
     public let names: [String]
     /// How it is written, for help: `blur:SIGMA`.
     public let usage: String
+    /// Whether its lengths are in CSS pixels, multiplied by a URL's pixel ratio (a corner
+    /// radius), or in output pixels (a blur's or sharpen's sigma and a pixelation's blocks, as
+    /// imgproxy has them).
+    public let scalesWithPixelRatio: Bool
     private let make: @Sendable (Arguments) throws(Failure) -> (any ImageProcessing)?
 
-    init(names: [String], usage: String, make: @escaping @Sendable (Arguments) throws(Failure) -> (any ImageProcessing)?) {
+    init(
+        names: [String], usage: String, scalesWithPixelRatio: Bool = true,
+        make: @escaping @Sendable (Arguments) throws(Failure) -> (any ImageProcessing)?
+    ) {
         self.names = names
         self.usage = usage
+        self.scalesWithPixelRatio = scalesWithPixelRatio
         self.make = make
     }
 

@@ -1,0 +1,36 @@
+/// An sRGB colour with straight alpha, 8 bits a channel: backgrounds of extended canvases,
+/// of flattened transparency and of padding.
+public struct Colour: Sendable, Hashable, CustomStringConvertible {
+    public var red: UInt8
+    public var green: UInt8
+    public var blue: UInt8
+    /// 255 is opaque.
+    public var alpha: UInt8
+
+    public init(red: UInt8, green: UInt8, blue: UInt8, alpha: UInt8 = 255) {
+        self.red = red
+        self.green = green
+        self.blue = blue
+        self.alpha = alpha
+    }
+
+    public static let white = Colour(red: 255, green: 255, blue: 255)
+    public static let black = Colour(red: 0, green: 0, blue: 0)
+    public static let transparent = Colour(red: 0, green: 0, blue: 0, alpha: 0)
+
+    /// Reads `RRGGBB` or `RRGGBBAA` hex, with or without a leading `#`.
+    public init?(hex: String) {
+        let digits = hex.hasPrefix("#") ? hex.dropFirst() : Substring(hex)
+        guard digits.count == 6 || digits.count == 8, let value = UInt32(digits, radix: 16) else { return nil }
+        let rgba = digits.count == 6 ? value << 8 | 0xFF : value
+        self.init(red: UInt8(rgba >> 24 & 0xFF), green: UInt8(rgba >> 16 & 0xFF), blue: UInt8(rgba >> 8 & 0xFF), alpha: UInt8(rgba & 0xFF))
+    }
+
+    /// `rrggbbaa` in hex, as identifiers and cache keys write it.
+    public var description: String {
+        [red, green, blue, alpha].map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+    }
+
+    /// The four channels, as the shim takes them.
+    var channels: (Double, Double, Double, Double) { (Double(red), Double(green), Double(blue), Double(alpha)) }
+}

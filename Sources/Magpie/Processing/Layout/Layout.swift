@@ -1,0 +1,98 @@
+/// The size and shape of an output, in the terms imgproxy's URLs use: a box and how the image
+/// meets it, a crop before and after scaling, orientation, and canvases around the result. One
+/// description serves every syntax; ``LayoutPlan`` turns it into pixel sizes once the image's
+/// size is known, and ``ImageProcessors/Layout`` carries it out.
+public struct Layout: Sendable, Hashable {
+    /// How the image is brought to the box.
+    public enum Resizing: String, Sendable, Hashable, CaseIterable {
+        /// Inside the box, aspect ratio kept.
+        case fit
+        /// Covers the box, then cropped to it by ``Layout/gravity``.
+        case fill
+        /// As ``fill``, but an image smaller than the box is cropped to the box's aspect ratio
+        /// rather than to its size.
+        case fillDown = "fill-down"
+        /// Stretched to the box.
+        case force
+        /// ``fill`` when the image and the box are both landscape or both portrait, else ``fit``.
+        case auto
+    }
+
+    /// An area cut from the image before it is scaled.
+    public struct Crop: Sendable, Hashable {
+        /// Pixels when at least 1, a fraction of the image's side when below; 0 keeps the side.
+        public var width: Double
+        public var height: Double
+        /// Where the area is; `nil` uses ``Layout/gravity``.
+        public var placement: Placement?
+
+        public init(width: Double, height: Double, placement: Placement? = nil) {
+            self.width = width
+            self.height = height
+            self.placement = placement
+        }
+    }
+
+    /// Space added around the result, in pixels before the pixel ratio.
+    public struct Insets: Sendable, Hashable {
+        public var top = 0, right = 0, bottom = 0, left = 0
+
+        public init(top: Int = 0, right: Int = 0, bottom: Int = 0, left: Int = 0) {
+            self.top = top
+            self.right = right
+            self.bottom = bottom
+            self.left = left
+        }
+
+        var isEmpty: Bool { top == 0 && right == 0 && bottom == 0 && left == 0 }
+    }
+
+    /// The box; 0 leaves a side to the other and the aspect ratio (both 0: the image's size).
+    public var width = 0
+    public var height = 0
+    public var resizing = Resizing.fit
+    /// The result is at least this wide (or high), whatever the box says.
+    public var minWidth = 0
+    public var minHeight = 0
+    /// Multiplies the box (and the scale) on each axis.
+    public var zoomX = 1.0
+    public var zoomY = 1.0
+    /// Device pixel ratio: multiplies the box, offsets in pixels and the padding.
+    public var dpr = 1.0
+    /// Whether an image smaller than the box is scaled up.
+    public var enlarge = false
+    /// Which part a fill keeps.
+    public var gravity = Placement.centre
+    public var crop: Crop?
+    /// When set, a result smaller than the box is placed on a canvas of the box's size there.
+    public var extend: Placement?
+    /// When set, a result of another aspect ratio than the box is placed on a canvas of the
+    /// box's aspect ratio there.
+    public var extendAspectRatio: Placement?
+    public var padding = Insets()
+    /// Clockwise, a multiple of 90, applied after the EXIF orientation; the box is in the turned
+    /// image's terms.
+    public var rotation = 0
+    public var flipHorizontal = false
+    public var flipVertical = false
+
+    /// The image at its own size.
+    public init() {}
+
+    /// A stable description of everything here, for identifiers and cache keys.
+    var name: String {
+        var parts = ["\(width)x\(height)", resizing.rawValue]
+        if minWidth > 0 || minHeight > 0 { parts.append("min=\(minWidth)x\(minHeight)") }
+        if zoomX != 1 || zoomY != 1 { parts.append("zoom=\(zoomX)x\(zoomY)") }
+        if dpr != 1 { parts.append("dpr=\(dpr)") }
+        if enlarge { parts.append("enlarge") }
+        parts.append("gravity=\(gravity.name)")
+        if let crop { parts.append("crop=\(crop.width)x\(crop.height)@\(crop.placement?.name ?? "gravity")") }
+        if let extend { parts.append("extend=\(extend.name)") }
+        if let extendAspectRatio { parts.append("extend-ar=\(extendAspectRatio.name)") }
+        if !padding.isEmpty { parts.append("padding=\(padding.top),\(padding.right),\(padding.bottom),\(padding.left)") }
+        if rotation % 360 != 0 { parts.append("rotate=\(rotation)") }
+        if flipHorizontal || flipVertical { parts.append("flip=\(flipHorizontal ? 1 : 0)\(flipVertical ? 1 : 0)") }
+        return parts.joined(separator: ";")
+    }
+}

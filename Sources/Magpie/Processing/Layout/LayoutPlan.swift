@@ -1,0 +1,190 @@
+/// A ``Layout`` worked out for one image size: which area is cut, the size it is scaled to,
+/// which part of that is kept, and the canvases around it. Sizes follow imgproxy's arithmetic
+/// (its `calcScale` and `calcSizes`), so a URL gives the same dimensions here as there.
+public struct LayoutPlan: Sendable, Hashable {
+    /// An area kept by a crop.
+    public enum Cut: Sendable, Hashable {
+        case rectangle(x: Int, y: Int, width: Int, height: Int)
+        /// The area of this size libvips' smart crop chooses.
+        case smart(Gravity, width: Int, height: Int)
+    }
+
+    /// A canvas the image is placed on.
+    public struct Canvas: Sendable, Hashable {
+        public let width: Int
+        public let height: Int
+        public let x: Int
+        public let y: Int
+    }
+
+    /// The crop before scaling, in the image's pixels.
+    public let crop: Cut?
+    /// What the (cropped) image is scaled to; `nil` when it keeps its size.
+    public let scaled: DecodedImage.Size?
+    /// The crop after scaling, to the box.
+    public let resultCrop: Cut?
+    /// Extending to the box, then to its aspect ratio, then the padding.
+    public let canvases: [Canvas]
+    /// The output's size.
+    public let size: DecodedImage.Size
+    /// The pixel ratio the result was made at (lower than asked when the image is too small
+    /// to give it without enlarging).
+    public let pixelRatio: Double
+
+    /// Plans `layout` for an image of `source` pixels, turned as the layout turns it.
+    public init(_ layout: Layout, source: DecodedImage.Size) {
+        let cropSize = DecodedImage.Size(
+            width: Self.cropSide(source.width, layout.crop?.width ?? 0),
+            height: Self.cropSide(source.height, layout.crop?.height ?? 0))
+        var size = source
+        var crop: Cut?
+        if cropSize.width > 0 || cropSize.height > 0 {
+            crop = Self.cut(size, to: cropSize, at: layout.crop?.placement ?? layout.gravity, offsetScale: 1)
+            if let crop { size = crop.size }
+        }
+        let scale = Scale(layout, toScale: size)
+        let scaled = DecodedImage.Size(width: Rounding.scale(size.width, scale.horizontal), height: Rounding.scale(size.height, scale.vertical))
+        let target = DecodedImage.Size(
+            width: Rounding.scale(layout.width, scale.pixelRatio * layout.zoomX),
+            height: Rounding.scale(layout.height, scale.pixelRatio * layout.zoomY))
+        var resultCropSize = target
+        if layout.resizing == .fillDown, !layout.enlarge {
+            let across = Double(target.width) / Double(scaled.width), down = Double(target.height) / Double(scaled.height)
+            if across > down, across > 1 {
+                resultCropSize = DecodedImage.Size(width: scaled.width, height: Rounding.scale(scaled.width, Double(target.height) / Double(target.width)))
+            } else if down > across, down > 1 {
+                resultCropSize = DecodedImage.Size(width: Rounding.scale(scaled.height, Double(target.width) / Double(target.height)), height: scaled.height)
+            }
+        }
+        self.crop = crop
+        self.scaled = scale.horizontal != 1 || scale.vertical != 1 ? scaled : nil
+        size = scaled
+        resultCrop = Self.cut(size, to: resultCropSize, at: layout.gravity, offsetScale: scale.pixelRatio)
+        if let resultCrop { size = resultCrop.size }
+
+        var canvases: [Canvas] = []
+        func place(_ box: DecodedImage.Size, _ placement: Placement) {
+            guard box.width > size.width || box.height > size.height else { return }
+            let outer = DecodedImage.Size(width: max(box.width, size.width), height: max(box.height, size.height))
+            let origin = placement.origin(outer: outer, inner: size, scale: scale.pixelRatio)
+            canvases.append(Canvas(width: outer.width, height: outer.height, x: origin.x, y: origin.y))
+            size = outer
+        }
+        if let extend = layout.extend {
+            place(target, extend)
+        }
+        if let extendAspectRatio = layout.extendAspectRatio, target.width > 0, target.height > 0 {
+            let across = Double(target.width) / Double(size.width), down = Double(target.height) / Double(size.height)
+            if down > across {
+                place(DecodedImage.Size(width: size.width, height: Rounding.scale(size.width, Double(target.height) / Double(target.width))), extendAspectRatio)
+            } else if across > down {
+                place(DecodedImage.Size(width: Rounding.scale(size.height, Double(target.width) / Double(target.height)), height: size.height), extendAspectRatio)
+            }
+        }
+        let padding = layout.padding
+        if !padding.isEmpty {
+            let (top, right) = (Rounding.scaleToEven(padding.top, scale.pixelRatio), Rounding.scaleToEven(padding.right, scale.pixelRatio))
+            let (bottom, left) = (Rounding.scaleToEven(padding.bottom, scale.pixelRatio), Rounding.scaleToEven(padding.left, scale.pixelRatio))
+            canvases.append(Canvas(width: size.width + left + right, height: size.height + top + bottom, x: left, y: top))
+            size = DecodedImage.Size(width: size.width + left + right, height: size.height + top + bottom)
+        }
+        self.canvases = canvases
+        self.size = size
+        pixelRatio = scale.pixelRatio
+    }
+
+    /// A crop side: pixels at 1 and above, a fraction of `side` below (at least one pixel),
+    /// 0 for none.
+    static func cropSide(_ side: Int, _ crop: Double) -> Int {
+        if crop == 0 { return 0 }
+        if crop >= 1 { return Int(crop) }
+        return max(1, Rounding.scale(side, crop))
+    }
+
+    /// The area of `area` (0: the whole side) cut from an image of `size`; `nil` when it keeps
+    /// all of it.
+    static func cut(_ size: DecodedImage.Size, to area: DecodedImage.Size, at placement: Placement, offsetScale: Double) -> Cut? {
+        guard area.width > 0 || area.height > 0 else { return nil }
+        let inner = DecodedImage.Size(width: Rounding.minNonZero(area.width, size.width), height: Rounding.minNonZero(area.height, size.height))
+        guard inner.width < size.width || inner.height < size.height else { return nil }
+        if case .smart(let gravity) = placement { return .smart(gravity, width: inner.width, height: inner.height) }
+        let origin = placement.origin(outer: size, inner: inner, scale: offsetScale)
+        return .rectangle(x: origin.x, y: origin.y, width: inner.width, height: inner.height)
+    }
+}
+
+extension LayoutPlan.Cut {
+    var size: DecodedImage.Size {
+        switch self {
+        case .rectangle(_, _, let width, let height), .smart(_, let width, let height): DecodedImage.Size(width: width, height: height)
+        }
+    }
+}
+
+/// The scale factors and pixel ratio a layout gives an image of a size (imgproxy's
+/// `calcScale`): the box's shrink per axis by the resizing mode, then zoom, enlargement, the
+/// minimum sizes and the pixel ratio.
+private struct Scale {
+    var horizontal: Double
+    var vertical: Double
+    var pixelRatio: Double
+
+    init(_ layout: Layout, toScale size: DecodedImage.Size) {
+        let (sourceWidth, sourceHeight) = (Double(size.width), Double(size.height))
+        let boxWidth = layout.width == 0 ? sourceWidth : Double(layout.width)
+        let boxHeight = layout.height == 0 ? sourceHeight : Double(layout.height)
+        var across = boxWidth == sourceWidth ? 1 : sourceWidth / boxWidth
+        var down = boxHeight == sourceHeight ? 1 : sourceHeight / boxHeight
+        if across != 1 || down != 1 {
+            var resizing = layout.resizing
+            if resizing == .auto {
+                let sameOrientation = (sourceWidth >= sourceHeight) == (boxWidth >= boxHeight)
+                resizing = sameOrientation ? .fill : .fit
+            }
+            if layout.width == 0, resizing != .force {
+                across = down
+            } else if layout.height == 0, resizing != .force {
+                down = across
+            } else if resizing == .fit {
+                across = max(across, down)
+                down = across
+            } else if resizing == .fill || resizing == .fillDown {
+                across = min(across, down)
+                down = across
+            }
+        }
+        across /= layout.zoomX
+        down /= layout.zoomY
+        var pixelRatio = layout.dpr
+        if !layout.enlarge {
+            let least = min(across, down)
+            if least < 1 {
+                across /= least
+                down /= least
+                // Too small for the box: a higher ratio keeps the result the box's shape where
+                // it can, unless an extend is to show the box as asked.
+                if layout.extend == nil { pixelRatio /= least }
+            }
+            pixelRatio = min(pixelRatio, min(across, down))
+        }
+        if layout.minWidth > 0 {
+            let least = sourceWidth / Double(layout.minWidth)
+            if least < across {
+                down /= across / least
+                across = least
+            }
+        }
+        if layout.minHeight > 0 {
+            let least = sourceHeight / Double(layout.minHeight)
+            if least < down {
+                across /= down / least
+                down = least
+            }
+        }
+        across /= pixelRatio
+        down /= pixelRatio
+        horizontal = 1 / min(across, sourceWidth)
+        vertical = 1 / min(down, sourceHeight)
+        self.pixelRatio = pixelRatio
+    }
+}

@@ -1,0 +1,83 @@
+/// Where a crop keeps its area, or where an image sits on a larger canvas: a side or corner with
+/// offsets, a point, or the part libvips finds most interesting.
+public enum Placement: Sendable, Hashable {
+    /// The compass points an area is pushed against.
+    public enum Anchor: String, Sendable, Hashable, CaseIterable {
+        case centre, north, south, east, west, northEast, northWest, southEast, southWest
+
+        var touchesNorth: Bool { [.north, .northEast, .northWest].contains(self) }
+        var touchesSouth: Bool { [.south, .southEast, .southWest].contains(self) }
+        var touchesEast: Bool { [.east, .northEast, .southEast].contains(self) }
+        var touchesWest: Bool { [.west, .northWest, .southWest].contains(self) }
+    }
+
+    /// Against `anchor`, moved inwards by `x` and `y`: pixels (times the result's pixel ratio)
+    /// when at least 1 in size, otherwise fractions of the outer side. Along an axis the anchor
+    /// does not touch, the offset moves right or down from the centre.
+    case anchored(Anchor, x: Double = 0, y: Double = 0)
+    /// Centred on the point at fractions `x` and `y` (0...1) of the width and height, as far as
+    /// the area stays inside.
+    case focusPoint(x: Double, y: Double)
+    /// libvips' smart crop: ``Gravity/attention`` or ``Gravity/entropy``. Crops only; a canvas
+    /// treats it as the centre.
+    case smart(Gravity)
+
+    /// The centre, without offsets.
+    public static let centre = Placement.anchored(.centre)
+
+    /// Where an area of `inner` goes inside `outer`, its top-left corner, kept inside. `scale`
+    /// multiplies offsets given in pixels. Smart placements answer the centre.
+    func origin(outer: DecodedImage.Size, inner: DecodedImage.Size, scale: Double) -> (x: Int, y: Int) {
+        var left: Int
+        var top: Int
+        switch self {
+        case .focusPoint(let x, let y):
+            left = Rounding.scaleToEven(outer.width, x) - inner.width / 2
+            top = Rounding.scaleToEven(outer.height, y) - inner.height / 2
+        case .smart:
+            return Placement.centre.origin(outer: outer, inner: inner, scale: scale)
+        case .anchored(let anchor, let x, let y):
+            let offsetX = abs(x) >= 1 ? Int((x * scale).rounded(.toNearestOrEven)) : Rounding.scaleToEven(outer.width, x)
+            let offsetY = abs(y) >= 1 ? Int((y * scale).rounded(.toNearestOrEven)) : Rounding.scaleToEven(outer.height, y)
+            left = Rounding.halfToEven(outer.width - inner.width + 1) + offsetX
+            top = Rounding.halfToEven(outer.height - inner.height + 1) + offsetY
+            if anchor.touchesNorth { top = offsetY }
+            if anchor.touchesSouth { top = outer.height - inner.height - offsetY }
+            if anchor.touchesWest { left = offsetX }
+            if anchor.touchesEast { left = outer.width - inner.width - offsetX }
+        }
+        return (max(0, min(left, outer.width - inner.width)), max(0, min(top, outer.height - inner.height)))
+    }
+
+    /// How identifiers and cache keys write it.
+    var name: String {
+        switch self {
+        case .anchored(let anchor, let x, let y): x == 0 && y == 0 ? anchor.rawValue : "\(anchor.rawValue):\(x):\(y)"
+        case .focusPoint(let x, let y): "fp:\(x):\(y)"
+        case .smart(let gravity): gravity.rawValue
+        }
+    }
+}
+
+/// The roundings layouts are computed with, so sizes come out as imgproxy's do.
+enum Rounding {
+    /// `value` times `factor`, halves away from zero; 0 stays 0.
+    static func scale(_ value: Int, _ factor: Double) -> Int {
+        value == 0 ? 0 : Int((Double(value) * factor).rounded())
+    }
+
+    /// `value` times `factor`, halves to even; 0 stays 0.
+    static func scaleToEven(_ value: Int, _ factor: Double) -> Int {
+        value == 0 ? 0 : Int((Double(value) * factor).rounded(.toNearestOrEven))
+    }
+
+    /// Half of `value`, halves to even.
+    static func halfToEven(_ value: Int) -> Int {
+        scaleToEven(value, 0.5)
+    }
+
+    /// The smaller of two sizes, where 0 means "not given".
+    static func minNonZero(_ a: Int, _ b: Int) -> Int {
+        a == 0 ? b : b == 0 ? a : min(a, b)
+    }
+}

@@ -1,0 +1,48 @@
+import CMagpieVips
+
+extension ImageProcessors {
+    /// Turns an image clockwise by a quarter, a half or three quarters.
+    public struct Rotate: ImageProcessing, Hashable {
+        /// 90, 180 or 270.
+        public let degrees: Int
+
+        /// Creates the processor; `degrees` is brought into 0..<360 and must be a multiple of 90.
+        public init?(degrees: Int) {
+            let turned = (degrees % 360 + 360) % 360
+            guard turned % 90 == 0 else { return nil }
+            self.degrees = turned
+        }
+
+        public var identifier: String { "magpie.rotate/1?degrees=\(degrees)" }
+
+        public func process(_ image: DecodedImage) throws(MagpieError) -> DecodedImage {
+            guard degrees != 0 else { return image }
+            var options = magpie_process_options()
+            options.operation = MAGPIE_OPERATION_ROTATE
+            options.angle = Int32(degrees)
+            return try VipsProcessing.run(options, on: image, identifier: identifier)
+        }
+    }
+
+    /// Mirrors an image left to right, top to bottom, or both.
+    public struct Flip: ImageProcessing, Hashable {
+        public let horizontal: Bool
+        public let vertical: Bool
+
+        public init(horizontal: Bool, vertical: Bool) {
+            self.horizontal = horizontal
+            self.vertical = vertical
+        }
+
+        public var identifier: String { "magpie.flip/1?horizontal=\(horizontal ? 1 : 0)&vertical=\(vertical ? 1 : 0)" }
+
+        public func process(_ image: DecodedImage) throws(MagpieError) -> DecodedImage {
+            guard horizontal || vertical else { return image }
+            var options = magpie_process_options()
+            options.operation = MAGPIE_OPERATION_FLIP
+            options.flip_horizontal = horizontal ? 1 : 0
+            options.flip_vertical = vertical ? 1 : 0
+            return try VipsProcessing.run(options, on: image, identifier: identifier)
+        }
+    }
+}
