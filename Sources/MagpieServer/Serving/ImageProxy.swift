@@ -313,8 +313,10 @@ public final class ImageProxy: Sendable {
     /// sends it.
     private static func contentDisposition(_ work: Work, format: ImageFormat) -> String {
         let name = work.filename + (format == .unknown ? "" : "." + (format.fileExtensions.first ?? format.rawValue))
-        // Quotes and backslashes would end the quoted string; control characters split headers.
-        let safe = String(name.unicodeScalars.filter { $0 != "\"" && $0 != "\\" && $0.value >= 0x20 && $0.value != 0x7F }.map(Character.init))
+        // A quote would end the quoted string (imgproxy writes it %22); control characters would
+        // split the header.
+        let printable = String(String.UnicodeScalarView(name.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }))
+        let safe = printable.replacingOccurrences(of: "\"", with: "%22")
         return (work.attachment ? "attachment" : "inline") + "; filename=\"\(safe)\""
     }
 

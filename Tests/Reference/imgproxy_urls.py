@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""imgproxy URLs built by imgproxy's Python URL builder (PyPI `imgproxy`), with what imgproxy
+makes of each for a 1200x800 source, worked out by hand from imgproxy's documentation.
+
+usage: imgproxy_urls.py KEY_HEX SALT_HEX SOURCE_URL
+Prints a JSON list of {name, path, status, width, height, format, window, disposition}:
+window is the source rectangle [left, top, right, bottom] the output shows, where it says.
+"""
+import json
+import sys
+
+from imgproxy import ImgProxy
+
+# The builder always writes g:GRAVITY and rs:TYPE:WIDTH:HEIGHT:ENLARGE after the other options;
+# empty rs values leave what the other options set (imgproxy skips empty arguments).
+KEEP = dict(resizing_type="", width="", height="", enlarge="")
+
+
+def case(name, expected, gravity="ce", extension="", advanced=(), **resize):
+    return name, expected, gravity, extension, list(advanced), resize or KEEP
+
+
+def main():
+    key, salt, source = sys.argv[1:]
+    full = [0, 0, 1200, 800]
+    cases = [
+        # 1200/300 = 4 and 800/300 = 2.67: fit divides by the larger.
+        case("rs fit", dict(width=300, height=200, window=full), resizing_type="fit", width=300, height=300, enlarge=False),
+        # Fill divides by the smaller: 450x300, the centre 300 from left = round-half-even(151/2) = 76,
+        # 76/450 of the source's width = 202.7.
+        case("rs fill", dict(width=300, height=300, window=[202.7, 0, 1002.7, 800]), resizing_type="fill", width=300, height=300),
+        case("fill east", dict(width=300, height=300, window=[400, 0, 1200, 800]), gravity="ea", resizing_type="fill", width=300, height=300),
+        # 45 px from the west in the 450 px scaled image: 120 source pixels.
+        case("fill west offset", dict(width=300, height=300, window=[120, 0, 920, 800]), gravity="we:45:0",
+             resizing_type="fill", width=300, height=300),
+        # Focus at 0.4 of 450 = 180: left 180 - 150 = 30, 80 source pixels.
+        case("focus point", dict(width=300, height=300, window=[80, 0, 880, 800]), gravity="fp:0.4:0.5",
+             resizing_type="fill", width=300, height=300),
+        # 300x150 fills from 300x200; south, 0.1 of 200 = 20 up: top 200-150-20 = 30, 120 source pixels.
+        case("south fraction offset", dict(width=300, height=150, window=[0, 120, 1200, 720]), gravity="so:0:0.1",
+             resizing_type="fill", width=300, height=150),
+        case("smart", dict(width=300, height=300), gravity="sm", resizing_type="fill", width=300, height=300),
+        # Not enlarged; cut to the box's 1:1 instead: 800x800 from left round-half-even(401/2) = 200.
+        case("fill-down", dict(width=800, height=800, window=[200, 0, 1000, 800]), resizing_type="fill-down", width=2400, height=2400),
+        case("force", dict(width=300, height=100, window=full), resizing_type="force", width=300, height=100),
+        # Landscape into a square: auto fills.
+        case("auto", dict(width=300, height=300, window=[202.7, 0, 1002.7, 800]), resizing_type="auto", width=300, height=300),
+        case("enlarge", dict(width=2400, height=1600, window=full), resizing_type="fit", width=2400, height=2400, enlarge=True),
+        case("no enlarge", dict(width=1200, height=800, window=full), resizing_type="fit", width=2400, height=2400),
+        # The unenlarged image centred on the 2400x2000 box: transparent around it.
+        case("extend", dict(width=2400, height=2000, canvas=[600, 600]), advanced=["ex:1"], resizing_type="fit", width=2400, height=2000),
+        case("extend aspect ratio", dict(width=300, height=300, canvas=[0, 50]), advanced=["exar:1"], resizing_type="fit", width=300, height=300),
+        case("names w h rt", dict(width=300, height=300, window=[202.7, 0, 1002.7, 800]), advanced=["w:300", "h:300", "rt:fill"]),
+        case("names width height resizing_type", dict(width=300, height=300, window=[202.7, 0, 1002.7, 800]),
+             advanced=["width:300", "height:300", "resizing_type:fill"]),
+        case("names size", dict(width=300, height=200, window=full), advanced=["size:300:300:0"]),
+        case("names s", dict(width=300, height=200, window=full), advanced=["s:300:300"]),
+        case("names resize", dict(width=300, height=300, window=[202.7, 0, 1002.7, 800]), advanced=["resize:fill:300:300"]),
+        # Fit to 300x100 would divide by 8; at least 300 wide allows 4: 300x200, cut to the box.
+        case("min-width", dict(width=300, height=100, window=[0, 200, 1200, 600]), advanced=["mw:300"],
+             resizing_type="fit", width=300, height=100),
+        # Fit would divide both by 8; at least 200 high allows 800/200 = 4, and the width's shrink
+        # is divided by the same 8/4: 300x200, then cut to the box's 300x100 from its middle.
+        case("min-height", dict(width=300, height=100, window=[0, 200, 1200, 600]), advanced=["min-height:200"],
+             resizing_type="fit", width=300, height=100),
+        case("zoom", dict(width=300, height=200, window=full), advanced=["z:0.5"], resizing_type="fit", width=600, height=600),
+        case("dpr", dict(width=600, height=400, window=full), advanced=["dpr:2"], resizing_type="fit", width=300, height=300),
+        case("crop", dict(width=300, height=200, window=[0, 0, 600, 400]), advanced=["c:600:400:nowe"],
+             resizing_type="fit", width=300, height=300),
+        case("crop fraction", dict(width=600, height=400, window=[600, 400, 1200, 800]), advanced=["crop:0.5:0.5:soea"]),
+        case("padding", dict(width=340, height=220, canvas=[20, 10]), advanced=["pd:10:20"], resizing_type="fit", width=300, height=300),
+        # A quarter turn clockwise: the source's bottom-left corner comes to the top left.
+        case("rotate", dict(width=200, height=300, corner=[0, 800]), advanced=["rot:90"], resizing_type="fit", width=300, height=300),
+        case("flip", dict(width=300, height=200, corner=[1200, 0]), advanced=["fl:1:0"], resizing_type="fit", width=300, height=300),
+        case("background", dict(width=2400, height=2000, background=[255, 0, 0]), advanced=["ex:1", "bg:ff0000"],
+             resizing_type="fit", width=2400, height=2000),
+        case("blur", dict(width=300, height=200), advanced=["bl:2"], resizing_type="fit", width=300, height=300),
+        case("sharpen", dict(width=300, height=200), advanced=["sharpen:1"], resizing_type="fit", width=300, height=300),
+        case("pixelate", dict(width=300, height=200), advanced=["pix:10"], resizing_type="fit", width=300, height=300),
+        case("quality and format", dict(width=300, height=200, format="jpeg"), advanced=["q:50", "f:jpg"], resizing_type="fit", width=300, height=300),
+        case("format quality", dict(width=300, height=200, format="webp"), advanced=["fq:webp:40:jpeg:70", "format:webp"],
+             resizing_type="fit", width=300, height=300),
+        case("extension", dict(width=300, height=200, format="webp"), extension="webp", resizing_type="fit", width=300, height=300),
+        case("ext", dict(width=300, height=200, format="avif"), advanced=["ext:avif"], resizing_type="fit", width=300, height=300),
+        case("attachment", dict(width=300, height=200, disposition='attachment; filename="photo.png"'),
+             advanced=["cb:2", "exp:4102444800", "fn:photo", "att:1"], resizing_type="fit", width=300, height=300),
+        case("encoded filename", dict(width=300, height=200, disposition='inline; filename="été.png"'),
+             advanced=["filename:w6l0w6k:1", "return_attachment:0", "cachebuster:x", "expires:0"],
+             resizing_type="fit", width=300, height=300),
+        case("preset", dict(width=100, height=100), advanced=["pr:thumb"]),
+        case("metadata", dict(width=300, height=200), advanced=["sm:1", "scp:1", "kcr:0", "ar:1", "strip_metadata:t"],
+             resizing_type="fit", width=300, height=300),
+        case("skip processing", dict(original=True), advanced=["skp:png"], resizing_type="fit", width=300, height=300),
+        case("raw", dict(original=True), advanced=["raw:1"], resizing_type="fit", width=300, height=300),
+        case("watermark refused", dict(status=400, message="wm"), advanced=["wm:0.5"], resizing_type="fit", width=300, height=300),
+    ]
+    out = []
+    for name, expected, gravity, extension, advanced, resize in cases:
+        builder = ImgProxy(source, key=key, salt=salt, gravity=gravity, extension=extension, advanced=advanced, **resize)
+        out.append(dict(name=name, path=builder(), **expected))
+    json.dump(out, sys.stdout)
+
+
+if __name__ == "__main__":
+    main()
