@@ -2,7 +2,8 @@
 """imgproxy URLs built by imgproxy's Python URL builder (PyPI `imgproxy`), with what imgproxy
 makes of each for a 1200x800 source, worked out by hand from imgproxy's documentation.
 
-usage: imgproxy_urls.py KEY_HEX SALT_HEX SOURCE_URL
+usage: imgproxy_urls.py KEY_HEX SALT_HEX SOURCE_URL BORDERED_URL
+BORDERED_URL is the same source on a white 1400x1000 canvas at (100, 100), for trim.
 Prints a JSON list of {name, path, status, width, height, format, window, disposition}:
 window is the source rectangle [left, top, right, bottom] the output shows, where it says.
 """
@@ -16,12 +17,12 @@ from imgproxy import ImgProxy
 KEEP = dict(resizing_type="", width="", height="", enlarge="")
 
 
-def case(name, expected, gravity="ce", extension="", advanced=(), **resize):
-    return name, expected, gravity, extension, list(advanced), resize or KEEP
+def case(name, expected, gravity="ce", extension="", advanced=(), bordered=False, **resize):
+    return name, expected, gravity, extension, list(advanced), bordered, resize or KEEP
 
 
 def main():
-    key, salt, source = sys.argv[1:]
+    key, salt, source, bordered_source = sys.argv[1:]
     full = [0, 0, 1200, 800]
     cases = [
         # 1200/300 = 4 and 800/300 = 2.67: fit divides by the larger.
@@ -92,11 +93,15 @@ def main():
              resizing_type="fit", width=300, height=300),
         case("skip processing", dict(original=True), advanced=["skp:png"], resizing_type="fit", width=300, height=300),
         case("raw", dict(original=True), advanced=["raw:1"], resizing_type="fit", width=300, height=300),
+        # The white border found and cut, then the fit: the whole source at 300x200.
+        case("trim", dict(width=300, height=200, window=full), advanced=["t:10"], bordered=True,
+             resizing_type="fit", width=300, height=300),
+        case("trim named colour", dict(width=1200, height=800, window=full), advanced=["trim:5:ffffff:1:1"], bordered=True),
         case("watermark refused", dict(status=400, message="wm"), advanced=["wm:0.5"], resizing_type="fit", width=300, height=300),
     ]
     out = []
-    for name, expected, gravity, extension, advanced, resize in cases:
-        builder = ImgProxy(source, key=key, salt=salt, gravity=gravity, extension=extension, advanced=advanced, **resize)
+    for name, expected, gravity, extension, advanced, bordered, resize in cases:
+        builder = ImgProxy(bordered_source if bordered else source, key=key, salt=salt, gravity=gravity, extension=extension, advanced=advanced, **resize)
         out.append(dict(name=name, path=builder(), **expected))
     json.dump(out, sys.stdout)
 

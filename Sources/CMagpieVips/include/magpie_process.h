@@ -72,6 +72,26 @@ magpie_status magpie_process(const unsigned char *pixels, int width, int height,
                    const magpie_process_options *options, magpie_image *result,
                    char *error, size_t error_length);
 
+/// What `magpie_find_trim` looks for.
+typedef struct {
+    /// How far (in levels) a pixel may be from the border colour and still be border.
+    double threshold;
+    /// The border colour; ignored when `from_corner` is set.
+    double red, green, blue;
+    /// Take the border colour from the top-left pixel.
+    int from_corner;
+    /// Keep the left and right borders equal (the smaller grows to the larger's cut), and the
+    /// top and bottom ones.
+    int equal_horizontal;
+    int equal_vertical;
+} magpie_trim_options;
+
+/// The rectangle of the RGBA8 bitmap inside its borders of one colour, in `left`, `top`,
+/// `width` and `height`; the whole bitmap when it is all border. Transparent pixels are judged
+/// as if on magenta.
+magpie_status magpie_find_trim(const unsigned char *pixels, int width, int height, const magpie_trim_options *options,
+                               int *left, int *top, int *kept_width, int *kept_height, char *error, size_t error_length);
+
 /// Whether every one of the `count` RGBA8 pixels has alpha 255.
 int magpie_is_opaque(const unsigned char *pixels, size_t count);
 

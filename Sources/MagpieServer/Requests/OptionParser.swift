@@ -139,7 +139,23 @@ struct OptionParser: Sendable {
             default: throw option.failure("fit is one of fit, fill, crop")
             }
         case "ff", "first-frame": reading.options.firstFrame = try option.bool()
-        case "trim", "t", "watermark", "wm", "max_bytes", "mb", "preserve_hdr", "ph", "enforce_thumbnail", "eth",
+        case "trim", "t":
+            try option.count(1...4, usage: "trim is t:THRESHOLD:COLOUR:EQUAL_HORIZONTAL:EQUAL_VERTICAL")
+            guard option.has(0) else {
+                // No threshold turns trimming off, as in imgproxy.
+                reading.options.layout.trim = nil
+                return
+            }
+            let threshold = try option.number(0, in: 0...255, what: "a trim's threshold")
+            var colour: Colour?
+            if option.has(1) {
+                guard option.values[1].count == 6, let hex = Colour(hex: option.values[1]) else { throw option.failure("a trim's colour is RRGGBB in hex") }
+                colour = hex
+            }
+            reading.options.layout.trim = ImageProcessors.Trim(
+                threshold: threshold, colour: colour, equalHorizontal: option.has(2) ? try option.bool(2) : false,
+                equalVertical: option.has(3) ? try option.bool(3) : false)
+        case "watermark", "wm", "max_bytes", "mb", "preserve_hdr", "ph", "enforce_thumbnail", "eth",
             "max_src_resolution", "msr", "max_src_file_size", "msfs", "max_animation_frames", "maf",
             "max_animation_frame_resolution", "mafr", "max_result_dimension", "mrd":
             throw ProxyURLError.malformed("the option '\(option.name)' is not supported by Magpie yet")

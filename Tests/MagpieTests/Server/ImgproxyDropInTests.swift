@@ -46,11 +46,11 @@ struct ImgproxyDropInTests {
         return DecodedImage(width: size.width, height: size.height, pixels: pixels)
     }()
 
-    static func cases(source: URL) throws -> [Expected] {
+    static func cases(source: URL, bordered: URL) throws -> [Expected] {
         let script = URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Reference/imgproxy_urls.py")
-        let output = try PythonScript.run(script, [ProxyFixture.key, ProxyFixture.salt, source.absoluteString])
+        let output = try PythonScript.run(script, [ProxyFixture.key, ProxyFixture.salt, source.absoluteString, bordered.absoluteString])
         return try JSONDecoder().decode([Expected].self, from: output)
     }
 
@@ -61,9 +61,12 @@ struct ImgproxyDropInTests {
 
     @Test func everyBuiltURLIsAnsweredAsImgproxyWould() async throws {
         let png = try ImageEncoder().encode(Self.gradient, as: .png)
+        let bordered = try ImageEncoder().encode(
+            try ImageProcessors.Embed(width: 1400, height: 1000, x: 100, y: 100, background: .white).process(Self.gradient), as: .png)
         try await withProxyFixture(configure: { $0.presets["thumb"] = "rs:fill:100:100" }) { fixture in
             fixture.origin.serve("/g.png", .image(png, contentType: "image/png"))
-            let cases = try Self.cases(source: fixture.origin.url("/g.png"))
+            fixture.origin.serve("/bordered.png", .image(bordered, contentType: "image/png"))
+            let cases = try Self.cases(source: fixture.origin.url("/g.png"), bordered: fixture.origin.url("/bordered.png"))
             #expect(cases.count >= 40)
             for item in cases {
                 let reply = try await fixture.get(item.path)

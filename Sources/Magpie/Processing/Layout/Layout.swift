@@ -47,6 +47,8 @@ public struct Layout: Sendable, Hashable {
         var isEmpty: Bool { top == 0 && right == 0 && bottom == 0 && left == 0 }
     }
 
+    /// Borders cut away first, before anything is sized.
+    public var trim: ImageProcessors.Trim?
     /// The box; 0 leaves a side to the other and the aspect ratio (both 0: the image's size).
     public var width = 0
     public var height = 0
@@ -82,6 +84,7 @@ public struct Layout: Sendable, Hashable {
     /// A stable description of everything here, for identifiers and cache keys.
     var name: String {
         var parts = ["\(width)x\(height)", resizing.rawValue]
+        if let trim { parts.append("trim=\(trim.identifier)") }
         if minWidth > 0 || minHeight > 0 { parts.append("min=\(minWidth)x\(minHeight)") }
         if zoomX != 1 || zoomY != 1 { parts.append("zoom=\(zoomX)x\(zoomY)") }
         if dpr != 1 { parts.append("dpr=\(dpr)") }

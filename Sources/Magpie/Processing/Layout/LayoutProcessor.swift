@@ -23,6 +23,11 @@ extension ImageProcessors {
             // The whole upright image's size, though the decoder may have handed over fewer pixels.
             var full = DecodedImage.Size(width: image.fullSize?.width ?? image.width, height: image.fullSize?.height ?? image.height)
             var image = image
+            if let trim = layout.trim {
+                // Only when the decode kept every pixel (a trim asks for no shrinking on load).
+                image = try trim.process(image)
+                full = DecodedImage.Size(width: image.width, height: image.height)
+            }
             if let rotate = Rotate(degrees: layout.rotation), rotate.degrees != 0 {
                 image = try rotate.process(image)
                 if rotate.degrees != 180 { full = DecodedImage.Size(width: full.height, height: full.width) }
@@ -70,7 +75,7 @@ extension ImageProcessors {
         /// the resize keeps at least twice its output to work from. None when a crop, trim or
         /// minimum size decides the scale only once the size is known.
         var decodeResize: Resize? {
-            guard layout.crop == nil, layout.minWidth == 0, layout.minHeight == 0, layout.width > 0 || layout.height > 0 else { return nil }
+            guard layout.crop == nil, layout.trim == nil, layout.minWidth == 0, layout.minHeight == 0, layout.width > 0 || layout.height > 0 else { return nil }
             var width = Int((Double(layout.width) * layout.dpr * layout.zoomX).rounded(.up))
             var height = Int((Double(layout.height) * layout.dpr * layout.zoomY).rounded(.up))
             if layout.rotation % 180 != 0 { swap(&width, &height) }
