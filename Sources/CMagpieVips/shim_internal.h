@@ -42,8 +42,6 @@ VipsImage *magpie_open_image(const void *data, size_t length, magpie_format form
 /// Opens a JPEG decoded at 1/`shrink` of its size (libjpeg's scaled IDCT).
 VipsImage *magpie_open_shrunk_jpeg(const void *data, size_t length, int shrink, VipsAccess access, VipsFailOn fail_on);
 
-/// The image's size once upright (EXIF orientation applied; libheif has turned a HEIF already).
-void magpie_upright_size(const magpie_header *source, int *width, int *height);
 
 /// The largest of 8, 4 and 2 that is at most `allowed` and leaves no side empty; 1 for none:
 /// the scales libjpeg decodes at (and that Magpie asks of libwebp).

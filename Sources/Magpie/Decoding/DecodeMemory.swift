@@ -24,7 +24,7 @@ package enum DecodeMemory {
         // Over the pixel limit the decode is refused before it allocates anything.
         guard width * height <= Double(options.maximumPixels) else { return 0 }
         var scale = (across: 1.0, down: 1.0)
-        if let box = options.thumbnail {
+        if let box = options.thumbnail ?? options.layoutFirst?.decodeThumbnail(for: header) {
             // A side not given does not constrain; a fill's crop comes after the bitmap is made.
             let across = box.width > 0 ? Double(box.width) / width : .infinity
             let down = box.height > 0 ? Double(box.height) / height : .infinity
@@ -38,7 +38,7 @@ package enum DecodeMemory {
         return Int(min(bitmap, Double(Int.max / 2))) + progressiveCoefficients(bytes)
     }
 
-    private static func header(of bytes: [UInt8]) -> magpie_header? {
+    static func header(of bytes: [UInt8]) -> magpie_header? {
         guard !bytes.isEmpty, (try? VipsRuntime.start()) != nil else { return nil }
         var header = magpie_header()
         var message = [CChar](repeating: 0, count: 256)

@@ -39,12 +39,17 @@ public struct DecodingOptions: Sendable, Hashable {
     /// DCT scaling, libwebp's scaled decode), and say the whole image's size in
     /// ``DecodedImage/fullSize``, from which the resize sizes its output.
     public var resizeFirst: ImageProcessors.Resize?
+    /// The layout that runs first on the decoded image, when one does (and no ``thumbnail`` is
+    /// asked for). When it only scales the whole image down, a decoder may decode straight to
+    /// the size it scales to (libvips' thumbnail, with shrink-on-load) and say the whole image's
+    /// size in ``DecodedImage/fullSize``; the layout then has no resize left to do.
+    public var layoutFirst: Layout?
 
     /// Creates decoding options; by default the first frame, at full size.
     public init(
         thumbnail: ImageRequest.Thumbnail? = nil, maximumPixels: Int = 100_000_000, decodesAllFrames: Bool = false,
         maximumAnimationFrames: Int = 1000, maximumAnimationPixels: Int = 100_000_000, firstFrameWhenTooLarge: Bool = false,
-        resizeFirst: ImageProcessors.Resize? = nil
+        resizeFirst: ImageProcessors.Resize? = nil, layoutFirst: Layout? = nil
     ) {
         self.thumbnail = thumbnail
         self.maximumPixels = maximumPixels
@@ -53,6 +58,7 @@ public struct DecodingOptions: Sendable, Hashable {
         self.maximumAnimationPixels = maximumAnimationPixels
         self.firstFrameWhenTooLarge = firstFrameWhenTooLarge
         self.resizeFirst = resizeFirst
+        self.layoutFirst = layoutFirst
     }
 }
 

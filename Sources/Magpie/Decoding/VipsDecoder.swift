@@ -33,6 +33,21 @@ public struct VipsDecoder: ImageDecoding {
     }
 
     private func decode(_ data: [UInt8], options decoding: DecodingOptions, partial: Bool) throws(MagpieError) -> DecodedImage {
+        if decoding.thumbnail == nil, let layout = decoding.layoutFirst, let header = DecodeMemory.header(of: data),
+            let box = layout.decodeThumbnail(for: header)
+        {
+            // Straight to the size the layout scales to, in one libvips pipeline with
+            // shrink-on-load; the layout reads the whole image's size from `fullSize`.
+            var direct = decoding
+            (direct.thumbnail, direct.layoutFirst, direct.resizeFirst) = (box, nil, nil)
+            let image = try decode(data, options: direct, partial: partial)
+            var (upright, width, height) = (header, Int32(0), Int32(0))
+            magpie_upright_size(&upright, &width, &height)
+            return DecodedImage(
+                width: image.width, height: image.height, pixels: image.pixels, sourceFormat: image.sourceFormat,
+                sourceWidth: image.sourceWidth, sourceHeight: image.sourceHeight, animation: image.animation,
+                firstFrameReason: image.firstFrameReason, fullSize: .init(width: Int(width), height: Int(height)))
+        }
         if let box = decoding.thumbnail, box.fit == .crop {
             // Nothing to downsample: the whole image, then the box cut from its centre.
             var whole = decoding

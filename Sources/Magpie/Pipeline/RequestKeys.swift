@@ -51,7 +51,8 @@ struct RequestKeys: Sendable {
         decodeWork = DecodeWorkKey(
             data: dataWork, thumbnail: request.thumbnail,
             frames: request.options.intersection([.firstFrameOnly, .firstFrameWhenTooLarge]),
-            resizeFirst: request.thumbnail == nil ? (request.processors.first as? any ResizesFirst)?.decodeResize : nil)
+            resizeFirst: request.thumbnail == nil ? request.processors.first as? ImageProcessors.Resize : nil,
+            layoutFirst: request.thumbnail == nil ? (request.processors.first as? ImageProcessors.Layout)?.layout : nil)
         imageWork = ImageWorkKey(
             decode: decodeWork, processors: processors, keepsVariant: keepsVariant,
             options: request.options.intersection([.returnsOriginalData]))
@@ -134,9 +135,10 @@ struct DecodeWorkKey: Hashable, Sendable {
     let thumbnail: ImageRequest.Thumbnail?
     /// Which frames of an animation are decoded.
     let frames: ImageRequest.Options
-    /// What the request's first processor resizes to, when it begins with a resize: the decode
-    /// may then be at a reduced scale, so only requests beginning with the same resize share it.
+    /// The request's first processor when it is a resize or a layout: the decode may then be at
+    /// a reduced scale, so only requests beginning with the same one share it.
     let resizeFirst: ImageProcessors.Resize?
+    let layoutFirst: Layout?
 }
 
 struct ProcessWorkKey: Hashable, Sendable {

@@ -59,17 +59,3 @@ extension ImageProcessing where Self == ImageProcessors.Resize {
         ImageProcessors.Resize(width: width, height: height, fit: fit, gravity: gravity, upscale: upscale)
     }
 }
-
-/// A processor that begins by scaling the image down, so the decoder may hand it fewer pixels
-/// (``DecodingOptions/resizeFirst``) when it is a request's first.
-protocol ResizesFirst {
-    /// The box the decode may shrink towards; `nil` when it cannot be known before decoding.
-    var decodeResize: ImageProcessors.Resize? { get }
-}
-
-extension ImageProcessors.Resize: ResizesFirst {
-    var decodeResize: ImageProcessors.Resize? { self }
-}
-
-extension ImageProcessors.Layout: ResizesFirst {}
-

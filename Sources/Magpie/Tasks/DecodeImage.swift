@@ -59,7 +59,8 @@ final class DecodeImage: Sendable {
         let image: DecodedImage
         do {
             image = try await context.decode(
-                data.bytes, for: input.request, thumbnail: thumbnail, resizeFirst: input.keys.decodeWork.resizeFirst, timings: &timings)
+                data.bytes, for: input.request, thumbnail: thumbnail, resizeFirst: input.keys.decodeWork.resizeFirst,
+                layoutFirst: input.keys.decodeWork.layoutFirst, timings: &timings)
         } catch {
             // An animation over the limits is sound, and a first-frame request can still use it.
             if case .animationTooLarge = error { throw error }

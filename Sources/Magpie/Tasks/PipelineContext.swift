@@ -28,6 +28,7 @@ struct PipelineContext: Sendable {
     /// budget goes to `timings` as queue time.
     func decode(
         _ bytes: [UInt8], for request: ImageRequest, thumbnail: ImageRequest.Thumbnail?, resizeFirst: ImageProcessors.Resize?,
+        layoutFirst: Layout? = nil,
         timings: inout StageTimings
     ) async throws(MagpieError) -> DecodedImage {
         let decoder = configuration.decoder
@@ -36,7 +37,8 @@ struct PipelineContext: Sendable {
             decodesAllFrames: !request.options.contains(.firstFrameOnly),
             maximumAnimationFrames: configuration.maximumAnimationFrames,
             maximumAnimationPixels: configuration.maximumAnimationPixels,
-            firstFrameWhenTooLarge: request.options.contains(.firstFrameWhenTooLarge), resizeFirst: resizeFirst)
+            firstFrameWhenTooLarge: request.options.contains(.firstFrameWhenTooLarge), resizeFirst: resizeFirst,
+            layoutFirst: layoutFirst)
         let cost = DecodeMemory.estimate(bytes, options: options)
         let queued = ContinuousClock.now
         do {

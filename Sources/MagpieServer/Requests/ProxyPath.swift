@@ -16,6 +16,18 @@ public struct ProxyPath: Sendable, Hashable {
     public let source: URL
     /// The output format the source's extension names (`jpg`, `webp`...), as written.
     public let sourceExtension: String?
+    /// The last segment of the source URL's path without its extension (`cat` for
+    /// `https://example.com/a/cat.jpg?s=1`), `image` when it has none: the name a browser saves
+    /// the result under, as imgproxy names it.
+    public var sourceStem: String {
+        let text = source.absoluteString.utf8
+        let end = text.firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? text.endIndex
+        let path = text[..<end]
+        let last = path.lastIndex(of: UInt8(ascii: "/")).map { path.index(after: $0) } ?? path.startIndex
+        let component = path[last...]
+        let stem = component.lastIndex(of: UInt8(ascii: ".")).map { component[..<$0] } ?? component
+        return stem.isEmpty ? "image" : String(decoding: stem, as: UTF8.self)
+    }
 
     /// Splits `path` (as received, percent-encoding intact).
     public init(_ path: String) throws(ProxyURLError) {
@@ -47,8 +59,8 @@ public struct ProxyPath: Sendable, Hashable {
         if first == "plain" {
             var encoded = segments.dropFirst().joined(separator: "/")
             // An '@' the URL itself holds is percent-encoded; a bare one starts the extension.
-            if let at = encoded.lastIndex(of: "@") {
-                fileExtension = String(encoded[encoded.index(after: at)...])
+            if let at = encoded.utf8.lastIndex(of: UInt8(ascii: "@")) {
+                fileExtension = String(encoded[encoded.utf8.index(after: at)...])
                 encoded = String(encoded[..<at])
             }
             guard !encoded.isEmpty, let decoded = encoded.removingPercentEncoding else {
@@ -58,8 +70,8 @@ public struct ProxyPath: Sendable, Hashable {
         } else {
             var encoded = segments.joined()
             // URL-safe base64 has no '.', so one starts the extension.
-            if let dot = encoded.firstIndex(of: ".") {
-                fileExtension = String(encoded[encoded.index(after: dot)...])
+            if let dot = encoded.utf8.firstIndex(of: UInt8(ascii: ".")) {
+                fileExtension = String(encoded[encoded.utf8.index(after: dot)...])
                 encoded = String(encoded[..<dot])
             }
             guard let bytes = Base64URL.decode(encoded), let decoded = String(bytes: bytes, encoding: .utf8) else {

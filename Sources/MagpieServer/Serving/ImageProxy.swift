@@ -192,7 +192,7 @@ public final class ImageProxy: Sendable {
             let key = pipeline.configuration.encodedImageKey(for: imageRequest, encoding: encoding)
             let work = Work(
                 request: imageRequest, encoding: encoding, servesSourceAlways: options.raw, servesSourceIn: options.skipProcessing,
-                filename: options.filename ?? Self.filename(of: path.source), attachment: options.returnAttachment,
+                filename: options.filename ?? path.sourceStem, attachment: options.returnAttachment,
                 sourceKey: pipeline.configuration.cacheKey(path.source), variant: key.variant,
                 varies: options.format == .auto, cacheTag: Validators.cacheTag(for: path.source))
             if !work.servesSourceAlways, work.servesSourceIn.isEmpty, let hit = pipeline.cachedEncodedImage(for: key) {
@@ -314,16 +314,13 @@ public final class ImageProxy: Sendable {
     private static func contentDisposition(_ work: Work, format: ImageFormat) -> String {
         let name = work.filename + (format == .unknown ? "" : "." + (format.fileExtensions.first ?? format.rawValue))
         // A quote would end the quoted string (imgproxy writes it %22); control characters would
-        // split the header.
-        let printable = String(String.UnicodeScalarView(name.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }))
-        let safe = printable.replacingOccurrences(of: "\"", with: "%22")
-        return (work.attachment ? "attachment" : "inline") + "; filename=\"\(safe)\""
-    }
-
-    /// The source URL's last path component without its extension, or `image`.
-    private static func filename(of source: URL) -> String {
-        let stem = source.deletingPathExtension().lastPathComponent
-        return stem.isEmpty || stem == "/" ? "image" : stem
+        // split the header. Byte by byte: this runs for every response, memory hits included.
+        var value = Array((work.attachment ? "attachment" : "inline").utf8) + Array("; filename=\"".utf8)
+        for byte in name.utf8 where byte >= 0x20 && byte != 0x7F {
+            if byte == UInt8(ascii: "\"") { value += Array("%22".utf8) } else { value.append(byte) }
+        }
+        value.append(UInt8(ascii: "\""))
+        return String(decoding: value, as: UTF8.self)
     }
 
     private func notModified(etag: String, work: Work) -> ProxyResponse {

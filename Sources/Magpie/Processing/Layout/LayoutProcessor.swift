@@ -1,9 +1,11 @@
+import CMagpieVips
+
 extension ImageProcessors {
     /// Carries out a ``Magpie/Layout``: turns and mirrors the image, plans it for the turned
     /// size (``LayoutPlan``), crops, scales, crops to the box, runs `filters` on the result,
     /// then places it on its canvases (transparent; an opaque format shows its background, see
-    /// ``Flatten``). As the first processor of a request it lets the decoder shrink large JPEGs
-    /// and WebPs on load.
+    /// ``Flatten``). As the first processor of a request that only scales the whole image down,
+    /// it lets the decoder decode straight to the scaled size (``DecodingOptions/layoutFirst``).
     public struct Layout: ImageProcessing {
         public let layout: Magpie.Layout
         /// Processors run on the scaled and cropped image, before any canvas is added, so a
@@ -70,27 +72,6 @@ extension ImageProcessors {
                 return try Crop(.gravity(gravity, width: kept.0, height: kept.1)).process(image)
             }
         }
-
-        /// What the decoder may shrink on load for: a box no larger than the scaled result, so
-        /// the resize keeps at least twice its output to work from. None when a crop, trim or
-        /// minimum size decides the scale only once the size is known.
-        var decodeResize: Resize? {
-            guard layout.crop == nil, layout.trim == nil, layout.minWidth == 0, layout.minHeight == 0, layout.width > 0 || layout.height > 0 else { return nil }
-            var width = Int((Double(layout.width) * layout.dpr * layout.zoomX).rounded(.up))
-            var height = Int((Double(layout.height) * layout.dpr * layout.zoomY).rounded(.up))
-            if layout.rotation % 180 != 0 { swap(&width, &height) }
-            let unbounded = 1 << 20
-            if width == 0 || height == 0 {
-                // One side alone scales both, except when forced, where the other keeps its size.
-                guard layout.resizing != .force else { return nil }
-                return Resize(width: width == 0 ? unbounded : width, height: height == 0 ? unbounded : height, fit: .fit)
-            }
-            switch layout.resizing {
-            case .fit: return Resize(width: width, height: height, fit: .fit)
-            case .force: return Resize(width: width, height: height, fit: .exact)
-            case .fill, .fillDown, .auto: return Resize(width: width, height: height, fit: .cover)
-            }
-        }
     }
 }
 
@@ -98,5 +79,21 @@ extension ImageProcessing where Self == ImageProcessors.Layout {
     /// Lays the image out as `layout` says; see ``ImageProcessors/Layout``.
     public static func layout(_ layout: Layout, filters: [any ImageProcessing] = []) -> Self {
         ImageProcessors.Layout(layout, filters: filters)
+    }
+}
+
+extension Layout {
+    /// The exact box a decode may go straight to for an image with `header`: the size this
+    /// layout scales the whole image to, upright, when it only scales it down (no trim, no crop
+    /// before scaling, no enlarging). `nil` otherwise.
+    func decodeThumbnail(for header: magpie_header) -> ImageRequest.Thumbnail? {
+        guard trim == nil, crop == nil else { return nil }
+        var (upright, width, height) = (header, Int32(0), Int32(0))
+        magpie_upright_size(&upright, &width, &height)
+        let quarterTurn = rotation % 180 != 0
+        let turned = DecodedImage.Size(width: Int(quarterTurn ? height : width), height: Int(quarterTurn ? width : height))
+        let plan = LayoutPlan(self, source: turned)
+        guard plan.crop == nil, let scaled = plan.scaled, scaled.width <= turned.width, scaled.height <= turned.height else { return nil }
+        return ImageRequest.Thumbnail(width: quarterTurn ? scaled.height : scaled.width, height: quarterTurn ? scaled.width : scaled.height, fit: .exact)
     }
 }

@@ -79,4 +79,26 @@ struct LayoutReferenceTests {
         let difference = ImageDifference(laidOut, reference)
         #expect(difference.meanColour < 1.5, "\(difference)")
     }
+
+    /// A layout that only scales the whole image down is decoded straight to its scaled size
+    /// (libvips' thumbnail with shrink-on-load), and the layout then has nothing left to resize.
+    @Test func aScaleDownIsDoneByTheDecode() throws {
+        let bytes = Array(try Data(contentsOf: Corpus.directory.appendingPathComponent(Self.photo)))
+        let whole = try VipsDecoder().decode(bytes, thumbnail: nil, maximumPixels: .max)
+        var layout = Layout()
+        (layout.width, layout.height, layout.resizing) = (200, 200, .fill)
+        let plan = LayoutPlan(layout, source: .init(width: whole.width, height: whole.height))
+        let decoded = try VipsDecoder().decode(bytes, options: DecodingOptions(layoutFirst: layout))
+        #expect(decoded.width == plan.scaled?.width && decoded.height == plan.scaled?.height)
+        #expect(decoded.fullSize == DecodedImage.Size(width: whole.width, height: whole.height))
+        let laidOut = try ImageProcessors.Layout(layout).process(decoded)
+        let fromWhole = try ImageProcessors.Layout(layout).process(whole)
+        #expect(laidOut.width == 200 && laidOut.height == 200)
+        let difference = ImageDifference(laidOut, fromWhole)
+        #expect(difference.meanColour < 1.5, "\(difference)")
+        // Enlarging is left to the layout: the decode keeps the image's size.
+        layout.enlarge = true
+        (layout.width, layout.height) = (4000, 4000)
+        #expect(try VipsDecoder().decode(bytes, options: DecodingOptions(layoutFirst: layout)).width == whole.width)
+    }
 }
