@@ -1,21 +1,29 @@
 import ArgumentParser
+import Configuration
 import Foundation
 import Logging
 import Magpie
 import MagpieServer
+import SystemPackage
 
 struct ProxyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "proxy",
         abstract: "Serve resized images from source URLs: an image proxy for production.",
         discussion: """
-            URLs are /SIGNATURE/OPTIONS/SOURCE. OPTIONS are segments like s:256:256, fit:fill, g:smart, q:80, \
-            f:auto, dpr:2, blur:3, r:16, ff:1 or pr:NAME; SOURCE is plain/<percent-encoded URL> or the URL in \
-            URL-safe base64. SIGNATURE is the URL-safe base64 HMAC-SHA256 of the salt followed by /OPTIONS/SOURCE. \
-            Keys and salts are hex; give several pairs to rotate them ($MAGPIE_PROXY_KEY and $MAGPIE_PROXY_SALT \
-            take comma-separated lists). /health and /metrics are served beside. SIGTERM drains requests in \
-            flight and stops.
+            URLs are imgproxy's: /SIGNATURE/OPTIONS/SOURCE. OPTIONS are segments like rs:fill:256:256, g:sm, q:80, \
+            f:auto, dpr:2, bl:3, pd:10, r:16, ff:1 or pr:NAME, with imgproxy's names and meanings; SOURCE is \
+            plain/<percent-encoded URL>[@EXT] or the URL in URL-safe base64[.EXT]. SIGNATURE is the URL-safe base64 \
+            HMAC-SHA256 of the salt followed by /OPTIONS/SOURCE. Keys and salts are hex; give several pairs to \
+            rotate them. Settings come from these flags, then the environment, then --config (an env file): \
+            MAGPIE_PROXY_KEY and MAGPIE_PROXY_SALT (comma-separated lists), and imgproxy's IMGPROXY_KEY, \
+            IMGPROXY_SALT, IMGPROXY_SIGNATURE_SIZE, IMGPROXY_MAX_SRC_RESOLUTION, IMGPROXY_MAX_SRC_FILE_SIZE, \
+            IMGPROXY_TTL, IMGPROXY_QUALITY, IMGPROXY_FORMAT_QUALITY, IMGPROXY_PRESETS and IMGPROXY_ALLOWED_SOURCES. \
+            /health and /metrics are served beside. SIGTERM drains requests in flight and stops.
             """)
+
+    @Option(help: ArgumentHelp("An env file (NAME=value lines) of settings; the environment wins over it.", valueName: "file"))
+    var config: String?
 
     @Option(help: "Address to listen on.")
     var host = "127.0.0.1"
@@ -29,8 +37,8 @@ struct ProxyCommand: AsyncParsableCommand {
     @Option(name: .customLong("signing-salt"), help: ArgumentHelp("Salt in hex, one per --signing-key.", valueName: "hex"))
     var signingSalts: [String] = []
 
-    @Option(help: ArgumentHelp("Bytes of the HMAC a signature carries, 1 to 32, for clients that truncate (imgproxy's IMGPROXY_SIGNATURE_SIZE).", valueName: "bytes"))
-    var signatureSize = 32
+    @Option(help: ArgumentHelp("Bytes of the HMAC a signature carries, 1 to 32, for clients that truncate (imgproxy's IMGPROXY_SIGNATURE_SIZE; default 32).", valueName: "bytes"))
+    var signatureSize: Int?
 
     @Flag(help: "Accept unsigned URLs (signature segment 'unsafe'). For development only.")
     var allowUnsigned = false
@@ -54,8 +62,11 @@ struct ProxyCommand: AsyncParsableCommand {
     @Flag(help: "Keep nothing on disk.")
     var noDiskCache = false
 
-    @Option(help: ArgumentHelp("Cache-Control max-age of images, in seconds.", valueName: "seconds"))
-    var maxAge = 86_400
+    @Option(help: ArgumentHelp("Cache-Control max-age of images, in seconds (IMGPROXY_TTL; default 86400).", valueName: "seconds"))
+    var maxAge: Int?
+
+    @Option(help: ArgumentHelp("JPEG, WebP and AVIF quality when a URL gives none (IMGPROXY_QUALITY; default 80).", valueName: "1-100"))
+    var quality: Int?
 
     @Option(help: ArgumentHelp("Requests starting new work at once, download to encode (default: two per core); requests for a result being made join it without a slot.", valueName: "n"))
     var slots: Int?
@@ -69,11 +80,11 @@ struct ProxyCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Seconds before a request gets 504.", valueName: "seconds"))
     var timeout: Double = 30
 
-    @Option(help: ArgumentHelp("Largest source in megabytes.", valueName: "MB"))
-    var maxSourceMB = 32
+    @Option(help: ArgumentHelp("Largest source in megabytes (IMGPROXY_MAX_SRC_FILE_SIZE in bytes; default 32).", valueName: "MB"))
+    var maxSourceMB: Int?
 
-    @Option(help: ArgumentHelp("Largest source in megapixels.", valueName: "MP"))
-    var maxSourceMP = 50
+    @Option(help: ArgumentHelp("Largest source in megapixels (IMGPROXY_MAX_SRC_RESOLUTION; default 50).", valueName: "MP"))
+    var maxSourceMP: Int?
 
     @Option(help: ArgumentHelp("Lowest level logged on standard error: info logs a line per request; warning and error log failures only.", valueName: "level"))
     var logLevel = "info"
@@ -82,12 +93,13 @@ struct ProxyCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
-        guard maxAge >= 0, queue >= 0, timeout > 0, maxSourceMB > 0, maxSourceMP > 0, decodeMemoryMB > 0 else {
+        guard (maxAge ?? 0) >= 0, queue >= 0, timeout > 0, (maxSourceMB ?? 1) > 0, (maxSourceMP ?? 1) > 0, decodeMemoryMB > 0 else {
             throw ValidationError(
                 "--max-age and --queue cannot be negative; --timeout, --max-source-mb, --max-source-mp and --decode-memory-mb must be positive.")
         }
         if let slots, slots < 1 { throw ValidationError("--slots must be at least 1.") }
-        guard (1...32).contains(signatureSize) else { throw ValidationError("--signature-size must be between 1 and 32.") }
+        if let signatureSize, !(1...32).contains(signatureSize) { throw ValidationError("--signature-size must be between 1 and 32.") }
+        if let quality, !(1...100).contains(quality) { throw ValidationError("--quality must be between 1 and 100.") }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")).")
         }
@@ -97,7 +109,7 @@ struct ProxyCommand: AsyncParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         let configuration: ProxyConfiguration
         do {
-            configuration = try makeConfiguration(environment: environment)
+            configuration = try await makeConfiguration(environment: environment)
         } catch let error as ValidationError {
             throw error
         } catch {
@@ -124,21 +136,32 @@ struct ProxyCommand: AsyncParsableCommand {
         console.output("Stopped.")
     }
 
-    private func makeConfiguration(environment: [String: String]) throws -> ProxyConfiguration {
+    /// The environment and the --config file first, then the flags given over them.
+    private func makeConfiguration(environment: [String: String]) async throws -> ProxyConfiguration {
         let directory: URL? =
             noDiskCache ? nil : URL(fileURLWithPath: cacheDir ?? DataCache.defaultDirectory.deletingLastPathComponent().appendingPathComponent("magpie-proxy").path)
         var configuration = ProxyConfiguration(cacheDirectory: directory)
-        configuration.signingKeys = try signingPairs(environment: environment)
-        configuration.signatureSize = signatureSize
+        var providers: [any ConfigProvider] = [EnvironmentVariablesProvider(environmentVariables: environment)]
+        if let config {
+            do {
+                providers.append(try await EnvironmentVariablesProvider(environmentFilePath: FilePath(config)))
+            } catch {
+                throw ValidationError("--config: cannot read '\(config)': \(error)")
+            }
+        }
+        try configuration.read(ConfigReader(providers: providers))
+        if !signingKeys.isEmpty || !signingSalts.isEmpty { configuration.signingKeys = try signingPairs() }
+        if let signatureSize { configuration.signatureSize = signatureSize }
         configuration.allowsUnsignedURLs = allowUnsigned
-        configuration.sources = SourcePolicy(allowedHosts: allowedHosts)
-        configuration.cacheMaxAge = .seconds(maxAge)
+        if !allowedHosts.isEmpty { configuration.sources = SourcePolicy(allowedHosts: allowedHosts) }
+        if let maxAge { configuration.cacheMaxAge = .seconds(maxAge) }
+        if let quality { configuration.defaultQuality = quality }
         configuration.queueLimit = queue
         configuration.decodeMemoryBudget = decodeMemoryMB * 1_000_000
         if let slots { configuration.processingSlots = slots }
         configuration.requestTimeout = .nanoseconds(Int64(timeout * 1e9))
-        configuration.pipeline.maximumResponseBytes = maxSourceMB * 1_000_000
-        configuration.pipeline.maximumPixels = maxSourceMP * 1_000_000
+        if let maxSourceMB { configuration.pipeline.maximumResponseBytes = maxSourceMB * 1_000_000 }
+        if let maxSourceMP { configuration.pipeline.maximumPixels = maxSourceMP * 1_000_000 }
         configuration.pipeline.addressPolicy = try AddressPolicy(allowing: addressRanges())
         for preset in presets {
             guard let equals = preset.firstIndex(of: "="), equals != preset.startIndex else {
@@ -153,13 +176,8 @@ struct ProxyCommand: AsyncParsableCommand {
         return configuration
     }
 
-    private func signingPairs(environment: [String: String]) throws -> [SigningKey] {
-        var keys = signingKeys
-        var salts = signingSalts
-        if keys.isEmpty, let listed = environment["MAGPIE_PROXY_KEY"], !listed.isEmpty {
-            keys = listed.split(separator: ",").map(String.init)
-            salts = (environment["MAGPIE_PROXY_SALT"] ?? "").split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-        }
+    private func signingPairs() throws -> [SigningKey] {
+        let (keys, salts) = (signingKeys, signingSalts)
         guard keys.count == salts.count else {
             throw ValidationError("give one salt per signing key (\(keys.count) keys, \(salts.count) salts).")
         }

@@ -351,7 +351,7 @@ public final class ImageProxy: Sendable {
 }
 
 /// A configuration the proxy cannot run with.
-public struct ProxyConfigurationError: Error, Sendable, CustomStringConvertible {
+public struct ProxyConfigurationError: Error, Sendable, Hashable, CustomStringConvertible {
     public let message: String
     public var description: String { message }
 }

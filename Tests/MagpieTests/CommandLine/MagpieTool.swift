@@ -67,10 +67,10 @@ struct MagpieTool {
     }
 
     /// Starts `magpie arguments…` without waiting, for long-running commands such as `serve`.
-    func start(_ arguments: [String]) throws -> (process: Process, output: URL) {
+    func start(_ arguments: [String], environment: [String: String] = [:]) throws -> (process: Process, output: URL) {
         let output = home.appendingPathComponent("stdout-\(UUID().uuidString)")
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-        let process = makeProcess(arguments)
+        let process = makeProcess(arguments, environment: environment)
         process.standardOutput = try FileHandle(forWritingTo: output)
         process.standardError = FileHandle.nullDevice
         try process.run()

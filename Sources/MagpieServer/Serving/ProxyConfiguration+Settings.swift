@@ -1,0 +1,107 @@
+public import Configuration
+import Foundation
+import Magpie
+
+extension ProxyConfiguration {
+    /// Reads an operator's settings from `settings` (environment variables, an env file, or any
+    /// other provider): imgproxy's names for what both servers share, so an imgproxy
+    /// deployment's environment works unchanged, and Magpie's `MAGPIE_PROXY_KEY` and
+    /// `MAGPIE_PROXY_SALT`. Settings not given keep their values; a value that cannot be used is
+    /// an error that names it, never ignored.
+    ///
+    /// | Setting | Environment | |
+    /// |---|---|---|
+    /// | `magpie.proxy.key`, `imgproxy.key` | `MAGPIE_PROXY_KEY`, `IMGPROXY_KEY` | hex keys, comma-separated to rotate |
+    /// | `magpie.proxy.salt`, `imgproxy.salt` | `MAGPIE_PROXY_SALT`, `IMGPROXY_SALT` | hex salts, one per key |
+    /// | `imgproxy.signature.size` | `IMGPROXY_SIGNATURE_SIZE` | ``signatureSize`` |
+    /// | `imgproxy.max.src.resolution` | `IMGPROXY_MAX_SRC_RESOLUTION` | megapixels |
+    /// | `imgproxy.max.src.file.size` | `IMGPROXY_MAX_SRC_FILE_SIZE` | bytes (0 keeps Magpie's limit) |
+    /// | `imgproxy.ttl` | `IMGPROXY_TTL` | ``cacheMaxAge`` in seconds |
+    /// | `imgproxy.quality` | `IMGPROXY_QUALITY` | ``defaultQuality`` |
+    /// | `imgproxy.format.quality` | `IMGPROXY_FORMAT_QUALITY` | `jpeg=80,webp=75` |
+    /// | `imgproxy.presets` | `IMGPROXY_PRESETS` | `name=rs:fill:300:300/q:70,...` |
+    /// | `imgproxy.allowed.sources` | `IMGPROXY_ALLOWED_SOURCES` | `https://images.example.com/,...` |
+    /// | `imgproxy.watermark.path` | `IMGPROXY_WATERMARK_PATH` | refused: no watermarks yet |
+    public mutating func read(_ settings: ConfigReader) throws(ProxyConfigurationError) {
+        try readKeys(settings)
+        if let size = settings.int(forKey: "imgproxy.signature.size") {
+            guard (1...32).contains(size) else { throw Self.invalid("IMGPROXY_SIGNATURE_SIZE", "is bytes of the HMAC, 1 to 32") }
+            signatureSize = size
+        }
+        if let megapixels = settings.double(forKey: "imgproxy.max.src.resolution") {
+            guard megapixels > 0, megapixels <= 10_000 else { throw Self.invalid("IMGPROXY_MAX_SRC_RESOLUTION", "is megapixels above 0") }
+            pipeline.maximumPixels = Int(megapixels * 1_000_000)
+        }
+        if let bytes = settings.int(forKey: "imgproxy.max.src.file.size") {
+            guard bytes >= 0 else { throw Self.invalid("IMGPROXY_MAX_SRC_FILE_SIZE", "is bytes, 0 for Magpie's limit") }
+            if bytes > 0 { pipeline.maximumResponseBytes = bytes }
+        }
+        if let seconds = settings.int(forKey: "imgproxy.ttl") {
+            guard seconds >= 0 else { throw Self.invalid("IMGPROXY_TTL", "is seconds, 0 or more") }
+            cacheMaxAge = .seconds(seconds)
+        }
+        if let quality = settings.int(forKey: "imgproxy.quality") {
+            guard (1...100).contains(quality) else { throw Self.invalid("IMGPROXY_QUALITY", "is 1 to 100") }
+            defaultQuality = quality
+        }
+        for item in settings.stringArray(forKey: "imgproxy.format.quality") ?? [] {
+            let pair = item.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard pair.count == 2, let format = ImageFormat(name: pair[0].lowercased()), let quality = Int(pair[1]), (1...100).contains(quality) else {
+                throw Self.invalid("IMGPROXY_FORMAT_QUALITY", "is FORMAT=QUALITY pairs, e.g. jpeg=80,webp=75; '\(item)' is not")
+            }
+            formatQuality[format] = quality
+        }
+        for item in settings.stringArray(forKey: "imgproxy.presets") ?? [] {
+            let pair = item.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard pair.count == 2, !pair[0].isEmpty else { throw Self.invalid("IMGPROXY_PRESETS", "is NAME=OPTIONS items; '\(item)' is not") }
+            presets[pair[0]] = pair[1]
+        }
+        if let prefixes = settings.stringArray(forKey: "imgproxy.allowed.sources"), !prefixes.isEmpty {
+            sources = SourcePolicy(allowedHosts: try prefixes.map { prefix throws(ProxyConfigurationError) in try Self.host(ofSource: prefix) })
+        }
+        if let path = settings.string(forKey: "imgproxy.watermark.path"), !path.isEmpty {
+            throw Self.invalid("IMGPROXY_WATERMARK_PATH", "names a watermark, and Magpie has no watermarks yet")
+        }
+    }
+
+    private mutating func readKeys(_ settings: ConfigReader) throws(ProxyConfigurationError) {
+        let (keyName, saltName) =
+            settings.stringArray(forKey: "magpie.proxy.key", isSecret: true) != nil
+            ? (("magpie.proxy.key", "MAGPIE_PROXY_KEY"), ("magpie.proxy.salt", "MAGPIE_PROXY_SALT"))
+            : (("imgproxy.key", "IMGPROXY_KEY"), ("imgproxy.salt", "IMGPROXY_SALT"))
+        guard let keys = settings.stringArray(forKey: ConfigKey(keyName.0), isSecret: true), !keys.isEmpty else { return }
+        let salts = settings.stringArray(forKey: ConfigKey(saltName.0), isSecret: true) ?? []
+        guard keys.count == salts.count else {
+            throw Self.invalid(saltName.1, "needs one salt per key in \(keyName.1) (\(keys.count) keys, \(salts.count) salts)")
+        }
+        var pairs: [SigningKey] = []
+        for (key, salt) in zip(keys, salts) {
+            do {
+                pairs.append(try SigningKey(keyHex: key, saltHex: salt))
+            } catch {
+                throw Self.invalid("\(keyName.1) and \(saltName.1)", "are hex: \(error.message)")
+            }
+        }
+        signingKeys = pairs
+    }
+
+    /// The host an imgproxy allowed-source prefix names; Magpie allows sources by host, so a
+    /// prefix with a path is refused rather than widened.
+    private static func host(ofSource prefix: String) throws(ProxyConfigurationError) -> String {
+        var rest = Substring(prefix.trimmingCharacters(in: .whitespaces))
+        for scheme in ["https://", "http://"] where rest.lowercased().hasPrefix(scheme) {
+            rest = rest.dropFirst(scheme.count)
+        }
+        guard !rest.contains("://") else { throw invalid("IMGPROXY_ALLOWED_SOURCES", "allows http and https sources only; '\(prefix)' is neither") }
+        let slash = rest.firstIndex(of: "/") ?? rest.endIndex
+        let host = rest[..<slash]
+        guard !host.isEmpty, rest[slash...].count <= 1 else {
+            throw invalid("IMGPROXY_ALLOWED_SOURCES", "names hosts for Magpie (https://images.example.com/); '\(prefix)' has a path")
+        }
+        return String(host)
+    }
+
+    private static func invalid(_ name: String, _ reason: String) -> ProxyConfigurationError {
+        ProxyConfigurationError(message: "\(name) \(reason)")
+    }
+}

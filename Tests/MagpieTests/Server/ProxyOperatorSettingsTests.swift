@@ -1,0 +1,60 @@
+import Configuration
+import Foundation
+import Magpie
+@testable import MagpieServer
+import Testing
+
+/// An imgproxy deployment's environment configures `magpie proxy` as it configured imgproxy.
+@Suite("Proxy operator settings")
+struct ProxyOperatorSettingsTests {
+    static func read(_ variables: [String: String]) throws(ProxyConfigurationError) -> ProxyConfiguration {
+        var configuration = ProxyConfiguration()
+        try configuration.read(ConfigReader(provider: EnvironmentVariablesProvider(environmentVariables: variables)))
+        return configuration
+    }
+
+    @Test func imgproxysNamesAreRead() throws {
+        let configuration = try Self.read([
+            "IMGPROXY_KEY": "943b421c9eb07c83,6b6579", "IMGPROXY_SALT": "520f986b998545b4,73616c74", "IMGPROXY_SIGNATURE_SIZE": "8",
+            "IMGPROXY_MAX_SRC_RESOLUTION": "12.5", "IMGPROXY_MAX_SRC_FILE_SIZE": "1048576", "IMGPROXY_TTL": "600",
+            "IMGPROXY_QUALITY": "70", "IMGPROXY_FORMAT_QUALITY": "webp=60,avif=50",
+            "IMGPROXY_PRESETS": "default=q:75,thumb=rs:fill:100:100/g:sm",
+            "IMGPROXY_ALLOWED_SOURCES": "https://images.example.com/,http://*.cdn.example.net",
+        ])
+        #expect(configuration.signingKeys == [
+            try SigningKey(keyHex: "943b421c9eb07c83", saltHex: "520f986b998545b4"), try SigningKey(keyHex: "6b6579", saltHex: "73616c74"),
+        ])
+        #expect(configuration.signatureSize == 8)
+        #expect(configuration.pipeline.maximumPixels == 12_500_000 && configuration.pipeline.maximumResponseBytes == 1_048_576)
+        #expect(configuration.cacheMaxAge == .seconds(600) && configuration.defaultQuality == 70)
+        #expect(configuration.formatQuality == [.webp: 60, .avif: 50])
+        #expect(configuration.presets == ["default": "q:75", "thumb": "rs:fill:100:100/g:sm"])
+        #expect(configuration.sources.allowedHosts == ["images.example.com", "*.cdn.example.net"])
+    }
+
+    @Test func magpiesOwnKeysComeFirstAndUnsetSettingsKeepTheirDefaults() throws {
+        let configuration = try Self.read([
+            "MAGPIE_PROXY_KEY": "a1b2", "MAGPIE_PROXY_SALT": "c3d4", "IMGPROXY_KEY": "6b6579", "IMGPROXY_SALT": "73616c74",
+        ])
+        #expect(configuration.signingKeys == [try SigningKey(keyHex: "a1b2", saltHex: "c3d4")])
+        let defaults = ProxyConfiguration()
+        #expect(configuration.signatureSize == defaults.signatureSize && configuration.defaultQuality == defaults.defaultQuality)
+        #expect(configuration.cacheMaxAge == defaults.cacheMaxAge && configuration.sources.allowsEveryHost)
+    }
+
+    @Test(arguments: [
+        (["IMGPROXY_SIGNATURE_SIZE": "40"], "IMGPROXY_SIGNATURE_SIZE is bytes of the HMAC, 1 to 32"),
+        (["IMGPROXY_KEY": "6b6579"], "IMGPROXY_SALT needs one salt per key in IMGPROXY_KEY (1 keys, 0 salts)"),
+        (["IMGPROXY_KEY": "zz", "IMGPROXY_SALT": "00"], "IMGPROXY_KEY and IMGPROXY_SALT are hex: the signing key is not hex"),
+        (["IMGPROXY_QUALITY": "0"], "IMGPROXY_QUALITY is 1 to 100"),
+        (["IMGPROXY_FORMAT_QUALITY": "webp:60"], "IMGPROXY_FORMAT_QUALITY is FORMAT=QUALITY pairs, e.g. jpeg=80,webp=75; 'webp:60' is not"),
+        (["IMGPROXY_PRESETS": "thumb"], "IMGPROXY_PRESETS is NAME=OPTIONS items; 'thumb' is not"),
+        (["IMGPROXY_ALLOWED_SOURCES": "https://example.com/images/"],
+         "IMGPROXY_ALLOWED_SOURCES names hosts for Magpie (https://images.example.com/); 'https://example.com/images/' has a path"),
+        (["IMGPROXY_ALLOWED_SOURCES": "s3://bucket/"], "IMGPROXY_ALLOWED_SOURCES allows http and https sources only; 's3://bucket/' is neither"),
+        (["IMGPROXY_WATERMARK_PATH": "/etc/wm.png"], "IMGPROXY_WATERMARK_PATH names a watermark, and Magpie has no watermarks yet"),
+    ])
+    func unusableSettingsAreRefusedByName(variables: [String: String], message: String) {
+        #expect(throws: ProxyConfigurationError(message: message)) { try Self.read(variables) }
+    }
+}
