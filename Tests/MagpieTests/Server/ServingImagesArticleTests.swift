@@ -15,7 +15,7 @@ func makeProxyConfiguration(keyHex: String, saltHex: String, cacheDirectory: URL
     var configuration = ProxyConfiguration(cacheDirectory: cacheDirectory)
     configuration.signingKeys = [try SigningKey(keyHex: keyHex, saltHex: saltHex)]
     configuration.sources = SourcePolicy(allowedHosts: allowedHosts)
-    configuration.presets["avatar"] = "s:128:128/fit:fill/g:smart/f:auto"
+    configuration.presets["avatar"] = "rs:fill:128:128/g:sm/f:auto"
     configuration.cacheMaxAge = .seconds(7 * 86_400)
     return configuration
 }
