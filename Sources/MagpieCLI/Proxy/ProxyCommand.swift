@@ -19,7 +19,8 @@ struct ProxyCommand: AsyncParsableCommand {
             MAGPIE_PROXY_KEY and MAGPIE_PROXY_SALT (comma-separated lists), and imgproxy's IMGPROXY_KEY, \
             IMGPROXY_SALT, IMGPROXY_SIGNATURE_SIZE, IMGPROXY_MAX_SRC_RESOLUTION, IMGPROXY_MAX_SRC_FILE_SIZE, \
             IMGPROXY_TTL, IMGPROXY_QUALITY, IMGPROXY_FORMAT_QUALITY, IMGPROXY_PRESETS and IMGPROXY_ALLOWED_SOURCES. \
-            /health and /metrics are served beside. SIGTERM drains requests in flight and stops.
+            Thumbor's URLs (/HMAC/fit-in/300x200/smart/filters:quality(80)/SOURCE) are served on the same port, \
+            signed with SECURITY_KEY or --thumbor-key. /health and /metrics are served beside. SIGTERM drains requests in flight and stops.
             """)
 
     @Option(help: ArgumentHelp("An env file (NAME=value lines) of settings; the environment wins over it.", valueName: "file"))
@@ -36,6 +37,9 @@ struct ProxyCommand: AsyncParsableCommand {
 
     @Option(name: .customLong("signing-salt"), help: ArgumentHelp("Salt in hex, one per --signing-key.", valueName: "hex"))
     var signingSalts: [String] = []
+
+    @Option(name: .customLong("thumbor-key"), help: ArgumentHelp("Thumbor's SECURITY_KEY, for thumbor URLs; repeat to rotate.", valueName: "key"))
+    var thumborKeys: [String] = []
 
     @Option(help: ArgumentHelp("Bytes of the HMAC a signature carries, 1 to 32, for clients that truncate (imgproxy's IMGPROXY_SIGNATURE_SIZE; default 32).", valueName: "bytes"))
     var signatureSize: Int?
@@ -152,6 +156,7 @@ struct ProxyCommand: AsyncParsableCommand {
         try configuration.read(ConfigReader(providers: providers))
         if !signingKeys.isEmpty || !signingSalts.isEmpty { configuration.signingKeys = try signingPairs() }
         if let signatureSize { configuration.signatureSize = signatureSize }
+        if !thumborKeys.isEmpty { configuration.thumborSecurityKeys = thumborKeys }
         configuration.allowsUnsignedURLs = allowUnsigned
         if !allowedHosts.isEmpty { configuration.sources = SourcePolicy(allowedHosts: allowedHosts) }
         if let maxAge { configuration.cacheMaxAge = .seconds(maxAge) }

@@ -51,7 +51,7 @@ struct OptionParser: Sendable {
             try option.count(1...7, usage: "size is s:WIDTH:HEIGHT:ENLARGE:EXTEND")
             try readSize(option, from: 0, into: &reading)
         case "resizing_type", "rt":
-            try option.count(1...1, usage: "resizing_type is one of \(Layout.Resizing.allCases.map(\.rawValue).joined(separator: ", "))")
+            try option.count(1...1, usage: "resizing_type is one of \(Self.resizingNames)")
             reading.options.layout.resizing = try Self.resizing(option, 0)
         case "width", "w": reading.options.layout.width = try option.count(limit: maximum)
         case "height", "h": reading.options.layout.height = try option.count(limit: maximum)
@@ -179,9 +179,13 @@ struct OptionParser: Sendable {
         if option.has(index + 3) { reading.options.layout.extend = try Self.extend(option, from: index + 3) }
     }
 
+    /// imgproxy's resizing types; `cover` is thumbor's `full-fit-in`, not written in these URLs.
+    private static let resizings = Layout.Resizing.allCases.filter { $0 != .cover }
+    private static let resizingNames = resizings.map(\.rawValue).joined(separator: ", ")
+
     private static func resizing(_ option: OptionValues, _ index: Int) throws(ProxyURLError) -> Layout.Resizing {
-        guard let resizing = Layout.Resizing(rawValue: option.values[index].lowercased()) else {
-            throw option.failure("the resizing type is one of \(Layout.Resizing.allCases.map(\.rawValue).joined(separator: ", "))")
+        guard let resizing = Layout.Resizing(rawValue: option.values[index].lowercased()), resizings.contains(resizing) else {
+            throw option.failure("the resizing type is one of \(resizingNames)")
         }
         return resizing
     }

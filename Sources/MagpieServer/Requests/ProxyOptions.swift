@@ -27,6 +27,9 @@ public struct ProxyOptions: Sendable, Hashable {
     public var processing: [String: [String]] = [:]
     /// Flattens transparency onto this colour whatever the output format.
     public var background: Colour?
+    /// Clockwise degrees the result is turned by after everything else (thumbor's `rotate`
+    /// filter, which turns after the resize).
+    public var turn = 0
     /// Formats of sources served as they are, unprocessed.
     public var skipProcessing: Set<ImageFormat> = []
     /// Serve the source as it is, whatever its format.

@@ -88,17 +88,18 @@ public struct ProxyPath: Sendable, Hashable {
     }
 }
 
-/// URL-safe base64 without padding (RFC 4648 §5), as signatures and sources are written.
+/// URL-safe base64 (RFC 4648 §5), as signatures and sources are written: without padding for
+/// imgproxy's, with it for thumbor's.
 public enum Base64URL {
     // The alphabets differ in two characters and the padding, swapped byte by byte: Foundation's
     // `replacingOccurrences` made an ETag cost more than the rest of a memory hit.
-    public static func encode(_ bytes: some Sequence<UInt8>) -> String {
+    public static func encode(_ bytes: some Sequence<UInt8>, padded: Bool = false) -> String {
         var url: [UInt8] = []
         for byte in Data(bytes).base64EncodedString().utf8 {
             switch byte {
             case UInt8(ascii: "+"): url.append(UInt8(ascii: "-"))
             case UInt8(ascii: "/"): url.append(UInt8(ascii: "_"))
-            case UInt8(ascii: "="): continue
+            case UInt8(ascii: "=") where !padded: continue
             default: url.append(byte)
             }
         }

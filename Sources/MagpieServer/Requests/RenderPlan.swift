@@ -24,6 +24,9 @@ struct RenderPlan: Sendable {
         if options.layout != Layout() || !filters.isEmpty {
             processors.append(ImageProcessors.Layout(options.layout, filters: filters))
         }
+        if options.turn != 0, let turn = ImageProcessors.Rotate(degrees: options.turn) {
+            processors.append(turn)
+        }
         if let background = options.background {
             processors.append(ImageProcessors.Flatten(background: background))
         }

@@ -25,6 +25,7 @@ public final class ImageProxy: Sendable {
     public let metricsRegistry: PrometheusCollectorRegistry
 
     private let signer: URLSigner
+    private let thumborSigner: ThumborSigner
     private let parser: OptionParser
     private let admission: Admission
     private let metrics: ProxyMetrics
@@ -33,7 +34,7 @@ public final class ImageProxy: Sendable {
     /// Creates the proxy; throws when it would accept no URL (no key and unsigned URLs off)
     /// or a preset does not parse.
     public init(configuration: ProxyConfiguration) throws(ProxyConfigurationError) {
-        guard !configuration.signingKeys.isEmpty || configuration.allowsUnsignedURLs else {
+        guard !configuration.signingKeys.isEmpty || !configuration.thumborSecurityKeys.isEmpty || configuration.allowsUnsignedURLs else {
             throw ProxyConfigurationError(message: "give a signing key and salt, or allow unsigned URLs explicitly")
         }
         var presets: [String: [String]] = [:]
@@ -51,6 +52,7 @@ public final class ImageProxy: Sendable {
         self.configuration = configuration
         self.parser = parser
         signer = URLSigner(keys: configuration.signingKeys, signatureSize: configuration.signatureSize)
+        thumborSigner = ThumborSigner(keys: configuration.thumborSecurityKeys)
         metricsRegistry = PrometheusCollectorRegistry()
         metrics = ProxyMetrics(registry: metricsRegistry)
         var pipelineConfiguration = configuration.pipeline
@@ -171,30 +173,42 @@ public final class ImageProxy: Sendable {
 
     private func prepare(_ request: ProxyRequest) -> Preparation {
         do throws(ProxyURLError) {
-            let pathOnly = Self.pathOnly(request.path)
+            let (grammar, pathOnly) = try grammar(of: Self.pathOnly(request.path))
             // The signature first: nothing it covers is read before it is known to be valid.
             let (signature, signedPart) = try ProxyPath.signed(pathOnly)
-            try checkSignature(signature, for: signedPart)
-            let path = try ProxyPath(pathOnly)
-            var options = try parser.parse(path.optionSegments)
-            if let fileExtension = path.sourceExtension, !options.raw {
-                // The extension is the last word on the format, as imgproxy reads it.
-                options = try parser.parse(path.optionSegments + ["f:" + fileExtension])
+            let options: ProxyOptions
+            let source: URL
+            let sourceStem: String
+            switch grammar {
+            case .imgproxy:
+                try checkSignature(signature, for: signedPart)
+                let path = try ProxyPath(pathOnly)
+                var read = try parser.parse(path.optionSegments)
+                if let fileExtension = path.sourceExtension, !read.raw {
+                    // The extension is the last word on the format, as imgproxy reads it.
+                    read = try parser.parse(path.optionSegments + ["f:" + fileExtension])
+                }
+                (options, source, sourceStem) = (read, path.source, path.sourceStem)
+            case .thumbor:
+                try checkThumborSignature(signature, for: String(signedPart.dropFirst()))
+                let path = try ThumborPath(pathOnly)
+                if path.meta { throw ProxyURLError.malformed("thumbor's meta/ is not supported yet") }
+                (options, source, sourceStem) = (try ProxyOptions(thumbor: path, limits: configuration.limits), path.source, "image")
             }
             let plan = try RenderPlan(options, limits: configuration.limits)
-            if case .failure(let refusal) = Result(catching: { () throws(MagpieError) in try configuration.sources.check(path.source) }) {
+            if case .failure(let refusal) = Result(catching: { () throws(MagpieError) in try configuration.sources.check(source) }) {
                 throw ProxyURLError.forbidden(refusal.description)
             }
-            let imageRequest = plan.imageRequest(for: path.source)
+            let imageRequest = plan.imageRequest(for: source)
             let encoding = FormatNegotiation.encoding(
                 for: options.format, accept: request.headers["accept"], quality: options.quality ?? configuration.defaultQuality,
                 formatQuality: configuration.formatQuality.merging(options.formatQuality) { $1 })
             let key = pipeline.configuration.encodedImageKey(for: imageRequest, encoding: encoding)
             let work = Work(
                 request: imageRequest, encoding: encoding, servesSourceAlways: options.raw, servesSourceIn: options.skipProcessing,
-                filename: options.filename ?? path.sourceStem, attachment: options.returnAttachment,
-                sourceKey: pipeline.configuration.cacheKey(path.source), variant: key.variant,
-                varies: options.format == .auto, cacheTag: Validators.cacheTag(for: path.source))
+                filename: options.filename ?? sourceStem, attachment: options.returnAttachment,
+                sourceKey: pipeline.configuration.cacheKey(source), variant: key.variant,
+                varies: options.format == .auto, cacheTag: Validators.cacheTag(for: source))
             if !work.servesSourceAlways, work.servesSourceIn.isEmpty, let hit = pipeline.cachedEncodedImage(for: key) {
                 metrics.cacheHit(.memory)
                 return .answered((success(hit, work: work, request: request), StageTimings(), "memory"))
@@ -252,6 +266,27 @@ public final class ImageProxy: Sendable {
             // Only the admission queue throws something else: the request was cancelled there.
             return (failure(FailureResponse.status(for: .cancelled), MagpieError.cancelled.description), timings, nil)
         }
+    }
+
+    /// Which grammar a path is written in, and the path without a mount prefix. With prefixes
+    /// configured, a path under neither is not found.
+    private func grammar(of path: String) throws(ProxyURLError) -> (URLGrammar, String) {
+        for (prefix, grammar) in [(configuration.imgproxyPathPrefix, URLGrammar.imgproxy), (configuration.thumborPathPrefix, .thumbor)] {
+            guard let prefix, !prefix.isEmpty else { continue }
+            if path.hasPrefix(prefix + "/") { return (grammar, String(path.dropFirst(prefix.count))) }
+        }
+        if configuration.imgproxyPathPrefix != nil || configuration.thumborPathPrefix != nil {
+            throw ProxyURLError(status: 404, message: "no image URL is served under this path")
+        }
+        return (URLGrammar(path), path)
+    }
+
+    private func checkThumborSignature(_ signature: String, for signedPart: String) throws(ProxyURLError) {
+        if signature == "unsafe" {
+            guard configuration.allowsUnsignedURLs else { throw .forbidden("unsigned URLs are not accepted here") }
+            return
+        }
+        guard thumborSigner.isValid(signature, for: signedPart) else { throw .forbidden("the signature does not match the URL") }
     }
 
     /// With keys, only a valid signature (or, when unsigned URLs are allowed, `unsafe` or `_`);

@@ -22,8 +22,12 @@ extension ProxyConfiguration {
     /// | `imgproxy.presets` | `IMGPROXY_PRESETS` | `name=rs:fill:300:300/q:70,...` |
     /// | `imgproxy.allowed.sources` | `IMGPROXY_ALLOWED_SOURCES` | `https://images.example.com/,...` |
     /// | `imgproxy.watermark.path` | `IMGPROXY_WATERMARK_PATH` | refused: no watermarks yet |
+    /// | `security.key` | `SECURITY_KEY` | thumbor's key (``thumborSecurityKeys``) |
     public mutating func read(_ settings: ConfigReader) throws(ProxyConfigurationError) {
         try readKeys(settings)
+        if let key = settings.string(forKey: "security.key", isSecret: true), !key.isEmpty {
+            thumborSecurityKeys = [key]
+        }
         if let size = settings.int(forKey: "imgproxy.signature.size") {
             guard (1...32).contains(size) else { throw Self.invalid("IMGPROXY_SIGNATURE_SIZE", "is bytes of the HMAC, 1 to 32") }
             signatureSize = size

@@ -15,6 +15,15 @@ public struct ProxyConfiguration: Sendable {
     /// `IMGPROXY_SIGNATURE_SIZE`, for URLs signed by clients set to truncate. 32 (all of it) by
     /// default.
     public var signatureSize = 32
+    /// Thumbor's `SECURITY_KEY`s: thumbor URLs signed with any of them are accepted (HMAC-SHA1,
+    /// ``ThumborSigner``). None: only unsigned thumbor URLs, when ``allowsUnsignedURLs``.
+    public var thumborSecurityKeys: [String] = []
+    /// Serve only imgproxy's URLs under this path prefix (`/img`), and only thumbor's under
+    /// ``thumborPathPrefix``; without prefixes both are served at the root, told apart by the
+    /// form of the URL (a thumbor signature is 28 characters ending in `=`; after `unsafe`, an
+    /// imgproxy URL's source is `plain/…` or base64).
+    public var imgproxyPathPrefix: String?
+    public var thumborPathPrefix: String?
     /// Accept URLs whose signature segment is `unsafe`. For development only.
     public var allowsUnsignedURLs = false
     /// Source hosts that may be fetched, on the source URL and on every redirect: the

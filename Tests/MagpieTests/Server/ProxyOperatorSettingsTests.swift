@@ -19,7 +19,7 @@ struct ProxyOperatorSettingsTests {
             "IMGPROXY_MAX_SRC_RESOLUTION": "12.5", "IMGPROXY_MAX_SRC_FILE_SIZE": "1048576", "IMGPROXY_TTL": "600",
             "IMGPROXY_QUALITY": "70", "IMGPROXY_FORMAT_QUALITY": "webp=60,avif=50",
             "IMGPROXY_PRESETS": "default=q:75,thumb=rs:fill:100:100/g:sm",
-            "IMGPROXY_ALLOWED_SOURCES": "https://images.example.com/,http://*.cdn.example.net",
+            "IMGPROXY_ALLOWED_SOURCES": "https://images.example.com/,http://*.cdn.example.net", "SECURITY_KEY": "MY_SECURE_KEY",
         ])
         #expect(configuration.signingKeys == [
             try SigningKey(keyHex: "943b421c9eb07c83", saltHex: "520f986b998545b4"), try SigningKey(keyHex: "6b6579", saltHex: "73616c74"),
@@ -30,6 +30,7 @@ struct ProxyOperatorSettingsTests {
         #expect(configuration.formatQuality == [.webp: 60, .avif: 50])
         #expect(configuration.presets == ["default": "q:75", "thumb": "rs:fill:100:100/g:sm"])
         #expect(configuration.sources.allowedHosts == ["images.example.com", "*.cdn.example.net"])
+        #expect(configuration.thumborSecurityKeys == ["MY_SECURE_KEY"], "thumbor's key")
     }
 
     @Test func magpiesOwnKeysComeFirstAndUnsetSettingsKeepTheirDefaults() throws {

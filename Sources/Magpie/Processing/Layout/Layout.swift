@@ -16,6 +16,8 @@ public struct Layout: Sendable, Hashable {
         case force
         /// ``fill`` when the image and the box are both landscape or both portrait, else ``fit``.
         case auto
+        /// Covers the box, not cropped (thumbor's `full-fit-in`).
+        case cover
     }
 
     /// An area cut from the image before it is scaled.
@@ -53,6 +55,9 @@ public struct Layout: Sendable, Hashable {
     public var width = 0
     public var height = 0
     public var resizing = Resizing.fit
+    /// Turns the box to the image's orientation first: a landscape box for a landscape image
+    /// (thumbor's `adaptive-fit-in`).
+    public var adaptive = false
     /// The result is at least this wide (or high), whatever the box says.
     public var minWidth = 0
     public var minHeight = 0
@@ -84,6 +89,7 @@ public struct Layout: Sendable, Hashable {
     /// A stable description of everything here, for identifiers and cache keys.
     var name: String {
         var parts = ["\(width)x\(height)", resizing.rawValue]
+        if adaptive { parts.append("adaptive") }
         if let trim { parts.append("trim=\(trim.identifier)") }
         if minWidth > 0 || minHeight > 0 { parts.append("min=\(minWidth)x\(minHeight)") }
         if zoomX != 1 || zoomY != 1 { parts.append("zoom=\(zoomX)x\(zoomY)") }

@@ -33,6 +33,10 @@ public struct LayoutPlan: Sendable, Hashable {
 
     /// Plans `layout` for an image of `source` pixels, turned as the layout turns it.
     public init(_ layout: Layout, source: DecodedImage.Size) {
+        var layout = layout
+        if layout.adaptive, (source.width < source.height && layout.width > layout.height) || (source.width > source.height && layout.width < layout.height) {
+            (layout.width, layout.height) = (layout.height, layout.width)
+        }
         let cropSize = DecodedImage.Size(
             width: Self.cropSide(source.width, layout.crop?.width ?? 0),
             height: Self.cropSide(source.height, layout.crop?.height ?? 0))
@@ -47,7 +51,7 @@ public struct LayoutPlan: Sendable, Hashable {
         let target = DecodedImage.Size(
             width: Rounding.scale(layout.width, scale.pixelRatio * layout.zoomX),
             height: Rounding.scale(layout.height, scale.pixelRatio * layout.zoomY))
-        var resultCropSize = target
+        var resultCropSize = layout.resizing == .cover ? DecodedImage.Size(width: 0, height: 0) : target
         if layout.resizing == .fillDown, !layout.enlarge {
             let across = Double(target.width) / Double(scaled.width), down = Double(target.height) / Double(scaled.height)
             if across > down, across > 1 {
@@ -148,7 +152,7 @@ private struct Scale {
             } else if resizing == .fit {
                 across = max(across, down)
                 down = across
-            } else if resizing == .fill || resizing == .fillDown {
+            } else if resizing == .fill || resizing == .fillDown || resizing == .cover {
                 across = min(across, down)
                 down = across
             }

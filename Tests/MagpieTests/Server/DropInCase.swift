@@ -1,0 +1,126 @@
+import Foundation
+import Magpie
+import MagpieServer
+import MagpieTesting
+import Testing
+
+/// One URL a client library built, with what the server it was built for makes of it
+/// (Tests/Reference/imgproxy_urls.py and thumbor_urls.py), checked against the proxy's answer.
+/// The source is a 1200x800 gradient whose red and green channels are x and y, so the source
+/// area an answer shows can be read back from its pixels.
+struct DropInCase: Decodable, Sendable, CustomTestStringConvertible {
+    let name: String
+    let path: String
+    let status: Int?
+    let message: String?
+    let width: Int?
+    let height: Int?
+    let format: String?
+    /// The source rectangle shown, `[left, top, right, bottom]`.
+    let window: [Double]?
+    /// Where the image's top-left corner is on a transparent canvas.
+    let canvas: [Int]?
+    /// The source point shown at the output's top-left corner.
+    let corner: [Double]?
+    /// The opaque colour at the output's top-left corner.
+    let background: [Int]?
+    let disposition: String?
+    let original: Bool?
+    /// Every pixel grey.
+    let grey: Bool?
+    /// The top-left corner transparent.
+    let transparentCorner: Bool?
+    var testDescription: String { name }
+
+    enum CodingKeys: String, CodingKey {
+        case name, path, status, message, width, height, format, window, canvas, corner, background, disposition, original, grey
+        case transparentCorner = "transparent_corner"
+    }
+
+    static let size = (width: 1200, height: 800)
+
+    static let gradient: DecodedImage = {
+        var pixels = [UInt8](repeating: 255, count: size.width * size.height * 4)
+        for y in 0..<size.height {
+            for x in 0..<size.width {
+                let offset = (y * size.width + x) * 4
+                pixels[offset] = UInt8((Double(x) * 255 / Double(size.width - 1)).rounded())
+                pixels[offset + 1] = UInt8((Double(y) * 255 / Double(size.height - 1)).rounded())
+                pixels[offset + 2] = 128
+            }
+        }
+        return DecodedImage(width: size.width, height: size.height, pixels: pixels)
+    }()
+
+    /// The gradient on a white 1400x1000 canvas at (100, 100), for trimming.
+    static func bordered() throws -> [UInt8] {
+        try ImageEncoder().encode(try ImageProcessors.Embed(width: 1400, height: 1000, x: 100, y: 100, background: .white).process(gradient), as: .png)
+    }
+
+    /// The source point an output pixel shows, read back from its colour.
+    static func sourcePoint(_ pixel: (red: UInt8, green: UInt8, blue: UInt8, alpha: UInt8)) -> (x: Double, y: Double) {
+        (Double(pixel.red) * Double(size.width - 1) / 255, Double(pixel.green) * Double(size.height - 1) / 255)
+    }
+
+    static func cases(script: String, _ arguments: [String]) throws -> [DropInCase] {
+        let url = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Reference/\(script)")
+        return try JSONDecoder().decode([DropInCase].self, from: try PythonScript.run(url, arguments))
+    }
+
+    func check(_ reply: ProxyFixture.Reply, original source: [UInt8]) throws {
+        if let status {
+            #expect(reply.status == status, "\(name)")
+            if let message { #expect(reply.text.contains("'\(message)'"), "\(name): \(reply.text)") }
+            return
+        }
+        try #require(reply.status == 200, "\(name): \(reply.status) \(reply.text)")
+        if original == true {
+            #expect(reply.body == source, "\(name): the source's bytes as they are")
+            return
+        }
+        let format = ImageFormat(sniffing: reply.body)
+        #expect(format.rawValue == (self.format ?? "png"), "\(name)")
+        #expect(reply.header("Content-Type") == format.mediaType, "\(name)")
+        if let disposition { #expect(reply.header("Content-Disposition") == disposition, "\(name)") }
+        let image = try VipsDecoder().decode(reply.body, thumbnail: nil, maximumPixels: .max)
+        #expect(image.width == width && image.height == height, "\(name): \(image.width)x\(image.height)")
+        guard image.width == width, image.height == height else { return }
+        // One source level is 4.7 px across and 3.1 px down; resampling, a half-pixel centre
+        // shift and the servers' own roundings of a window's edge stay well inside 10 px.
+        let tolerance = 10.0
+        if let window {
+            let first = Self.sourcePoint(image.pixel(x: 0, y: 0))
+            let last = Self.sourcePoint(image.pixel(x: image.width - 1, y: image.height - 1))
+            let scale = ((window[2] - window[0]) / Double(image.width), (window[3] - window[1]) / Double(image.height))
+            // Pixel centres: half a pixel in from each edge of the window.
+            #expect(abs(first.x - (window[0] + scale.0 / 2)) < tolerance && abs(first.y - (window[1] + scale.1 / 2)) < tolerance, "\(name): starts at \(first)")
+            #expect(abs(last.x - (window[2] - scale.0 / 2)) < tolerance && abs(last.y - (window[3] - scale.1 / 2)) < tolerance, "\(name): ends at \(last)")
+        }
+        if let corner {
+            let first = Self.sourcePoint(image.pixel(x: 0, y: 0))
+            #expect(abs(first.x - corner[0]) < tolerance && abs(first.y - corner[1]) < tolerance, "\(name): the corner shows \(first)")
+        }
+        if let canvas {
+            #expect(image.pixel(x: 0, y: 0).alpha == 0 || canvas == [0, 0], "\(name): the canvas is transparent")
+            let inside = image.pixel(x: canvas[0] + 1, y: canvas[1] + 1)
+            #expect(inside.alpha == 255 && inside.blue == 128, "\(name): the image starts at \(canvas)")
+            if canvas[0] > 0 { #expect(image.pixel(x: canvas[0] - 1, y: canvas[1] + 1).alpha == 0, "\(name): nothing left of \(canvas)") }
+            if canvas[1] > 0 { #expect(image.pixel(x: canvas[0] + 1, y: canvas[1] - 1).alpha == 0, "\(name): nothing above \(canvas)") }
+        }
+        if let background {
+            let pixel = image.pixel(x: 0, y: 0)
+            #expect([Int(pixel.red), Int(pixel.green), Int(pixel.blue), Int(pixel.alpha)] == background + [255], "\(name)")
+        }
+        if grey == true {
+            var coloured = 0
+            for offset in stride(from: 0, to: image.pixels.count, by: 4 * 97) {
+                let (red, green, blue) = (image.pixels[offset], image.pixels[offset + 1], image.pixels[offset + 2])
+                if red != green || green != blue { coloured += 1 }
+            }
+            #expect(coloured == 0, "\(name): grey")
+        }
+        if transparentCorner == true { #expect(image.pixel(x: 0, y: 0).alpha == 0, "\(name): a transparent corner") }
+    }
+}

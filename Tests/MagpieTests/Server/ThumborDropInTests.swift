@@ -1,0 +1,33 @@
+import Foundation
+import Magpie
+import MagpieServer
+import MagpieTesting
+import Testing
+
+/// URLs built and signed by `libthumbor` (PyPI, Tests/Reference/thumbor_urls.py), served on the
+/// same port as imgproxy's: each answer's size, format and the source area it shows are checked
+/// against what thumbor's transformer makes of it (``DropInCase``).
+@Suite("thumbor drop-in")
+struct ThumborDropInTests {
+    static let securityKey = "MY_SECURE_KEY"
+
+    @Test func everyBuiltURLIsAnsweredAsThumborWould() async throws {
+        let png = try ImageEncoder().encode(DropInCase.gradient, as: .png)
+        try await withProxyFixture(configure: { $0.thumborSecurityKeys = [Self.securityKey]; $0.allowsUnsignedURLs = true }) { fixture in
+            fixture.origin.serve("/g.png", .image(png, contentType: "image/png"))
+            fixture.origin.serve("/bordered.png", .image(try DropInCase.bordered(), contentType: "image/png"))
+            func hostPath(_ path: String) -> String {
+                let url = fixture.origin.url(path)
+                return "\(url.host ?? "127.0.0.1"):\(url.port ?? 80)\(url.path)"
+            }
+            let cases = try DropInCase.cases(script: "thumbor_urls.py", [Self.securityKey, hostPath("/g.png"), hostPath("/bordered.png")])
+            #expect(cases.count >= 30)
+            for item in cases {
+                try item.check(try await fixture.get(item.path), original: png)
+            }
+            // An imgproxy URL on the same port still answers.
+            let imgproxy = try await fixture.get(fixture.path("/g.png", "rs:fit:300:300"))
+            #expect(imgproxy.status == 200)
+        }
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import Magpie
+@testable import MagpieServer
+import Testing
+
+/// Reading thumbor URLs, and telling them from imgproxy's on one port.
+@Suite("thumbor URLs")
+struct ThumborURLTests {
+    @Test(arguments: [
+        ("/unsafe/300x200/smart/example.com/a.jpg", URLGrammar.thumbor),
+        ("/unsafe/trim:10/fit-in/300x200/filters:quality(80)/http%3A%2F%2Fexample.com%2Fa.jpg", .thumbor),
+        ("/unsafe/example.com/a.jpg", .thumbor),
+        ("/SXb7Y1ncpjmgOcmLe7_aMQhvhzs=/300x200/example.com/a.jpg", .thumbor),
+        ("/unsafe/rs:fit:300:300/plain/http%3A%2F%2Fexample.com%2Fa.jpg", .imgproxy),
+        ("/unsafe/trim:10/aHR0cDovL2V4YW1wbGUuY29tL2EuanBn.webp", .imgproxy),
+        ("/insecure/g:ce/rs:fit:300:300:0/aHR0cDovL2V4YW1wbGUuY29tL2EuanBn", .imgproxy),
+        // A truncated imgproxy signature of 21 bytes is 28 characters too, never padded.
+        ("/bTeMVP-N8GG5dHnF4Aw28PkD6yrp/rs:fit:300:300/plain/http%3A%2F%2Fexample.com%2Fa.jpg", .imgproxy),
+    ])
+    func grammarsAreToldApartByForm(path: String, grammar: URLGrammar) {
+        #expect(URLGrammar(path) == grammar)
+    }
+
+    @Test func everyPartIsRead() throws {
+        let path = try ThumborPath("/unsafe/meta/trim:bottom-right:20/10x20:310x220/adaptive-full-fit-in/-300x-0/right/bottom/smart/filters:quality(80):format(webp):watermark(http://x.com/w.png,0,0,50)/http:/example.com/a%20b.jpg")
+        #expect(path.meta && path.trim == .init(corner: "bottom-right", tolerance: 20))
+        #expect(path.crop == .init(left: 10, top: 20, right: 310, bottom: 220) && path.fitting == .adaptiveFullFitIn)
+        #expect(path.width == 300 && path.height == 0 && path.flipHorizontal && path.flipVertical)
+        #expect(path.horizontalAlignment == "right" && path.verticalAlignment == "bottom" && path.smart)
+        #expect(path.filters.map(\.name) == ["quality", "format", "watermark"])
+        #expect(path.filters[2].arguments == ["http://x.com/w.png", "0", "0", "50"])
+        #expect(path.source.absoluteString == "http://example.com/a%20b.jpg")
+        #expect(path.signedPart.hasPrefix("/meta/trim"))
+    }
+
+    @Test(arguments: [
+        ("/unsafe/origx100/example.com/a.jpg", "'origx100': thumbor's orig sizes are not supported"),
+        ("/unsafe/300x200/filters:quality(80/example.com/a.jpg", "the filters 'filters:quality(80/example.com' are not name(arguments) separated by ':'"),
+        ("/unsafe/300x200/", "no image after the options"),
+        ("/unsafe/debug/300x200/example.com/a.jpg", "thumbor's debug/ is not supported"),
+    ])
+    func malformedPathsSayWhatIsWrong(path: String, message: String) {
+        #expect(throws: ProxyURLError(status: 400, message: message)) { try ThumborPath(path) }
+    }
+
+    /// The signature libthumbor writes: URL-safe base64 of HMAC-SHA1, padded.
+    @Test func signaturesAreThumbors() {
+        let signer = ThumborSigner(keys: ["MY_SECURE_KEY"])
+        let signature = signer.signature(for: "300x200/127.0.0.1:9/g.png")
+        #expect(signature.count == 28 && signature.hasSuffix("="))
+        #expect(signer.isValid(signature, for: "300x200/127.0.0.1:9/g.png"))
+        #expect(!signer.isValid(signature, for: "300x201/127.0.0.1:9/g.png"))
+        #expect(!ThumborSigner(keys: ["other"]).isValid(signature, for: "300x200/127.0.0.1:9/g.png"))
+    }
+}

@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""thumbor URLs built by libthumbor (PyPI), with what thumbor makes of each for a 1200x800
+source, worked out by hand from thumbor's transformer (auto_crop, fit_in_resize, resize).
+
+usage: thumbor_urls.py SECURITY_KEY SOURCE BORDERED_SOURCE
+SOURCE and BORDERED_SOURCE are host:port/path, as thumbor URLs carry them (the second is the same
+source on a white 1400x1000 canvas at 100, 100). Prints a JSON list of
+{name, path, status, width, height, format, window, corner, ...} as imgproxy_urls.py does.
+"""
+import json
+import sys
+
+from libthumbor import CryptoURL
+
+
+def main():
+    key, source, bordered = sys.argv[1:]
+    crypto = CryptoURL(key=key)
+    full = [0, 0, 1200, 800]
+    cases = [
+        # The box's aspect ratio is the source's: no crop, a resize.
+        ("same ratio", dict(width=300, height=200), dict(width=300, height=200, window=full)),
+        # A square from 1200x800: crop_width = ceil(300*800/300) = 800 around x = 600, left 200.
+        ("square", dict(width=300, height=300), dict(width=300, height=300, window=[200, 0, 1000, 800])),
+        ("left", dict(width=300, height=300, halign="left"), dict(width=300, height=300, window=[0, 0, 800, 800])),
+        ("right", dict(width=300, height=300, halign="right"), dict(width=300, height=300, window=[400, 0, 1200, 800])),
+        # 3:1: crop_height = round(1200*100/300) = 400, at the top or the bottom.
+        ("top", dict(width=300, height=100, valign="top"), dict(width=300, height=100, window=[0, 0, 1200, 400])),
+        ("bottom", dict(width=300, height=100, valign="bottom"), dict(width=300, height=100, window=[0, 400, 1200, 800])),
+        ("middle", dict(width=300, height=100), dict(width=300, height=100, window=[0, 200, 1200, 600])),
+        ("fit-in", dict(width=300, height=300, fit_in=True), dict(width=300, height=200, window=full)),
+        # fit-in never enlarges.
+        ("fit-in small", dict(width=2400, height=2400, fit_in=True), dict(width=1200, height=800, window=full)),
+        # full-fit-in covers: 300 high, round(1200*300/800) = 450 wide.
+        ("full-fit-in", dict(width=300, height=300, full_fit_in=True), dict(width=450, height=300, window=full)),
+        # A portrait box for a landscape source is turned: 300x200.
+        ("adaptive-fit-in", dict(width=200, height=300, adaptive_fit_in=True), dict(width=300, height=200, window=full)),
+        ("flip", dict(width=300, height=200, flip=True), dict(width=300, height=200, corner=[1200, 0])),
+        ("flop", dict(width=300, height=200, flop=True), dict(width=300, height=200, corner=[0, 800])),
+        # The manual crop first, then 300 wide and proportional.
+        ("manual crop", dict(width=300, crop=((100, 100), (700, 500))), dict(width=300, height=200, window=[100, 100, 700, 500])),
+        ("original size", dict(), dict(width=1200, height=800, window=full)),
+        ("width only", dict(width=600), dict(width=600, height=400, window=full)),
+        ("height only", dict(height=200), dict(width=300, height=200, window=full)),
+        # Cropping mode enlarges, unless no_upscale().
+        ("enlarged", dict(width=2400, height=1600), dict(width=2400, height=1600, window=full)),
+        ("no upscale", dict(width=2400, height=1600, filters=["no_upscale()"]), dict(width=1200, height=800, window=full)),
+        ("smart", dict(width=300, height=300, smart=True), dict(width=300, height=300)),
+        ("quality and format", dict(width=300, height=200, filters=["quality(50)", "format(jpeg)"]), dict(width=300, height=200, format="jpeg")),
+        ("webp", dict(width=300, height=200, filters=["format(webp)"]), dict(width=300, height=200, format="webp")),
+        ("blur", dict(width=300, height=200, filters=["blur(5)"]), dict(width=300, height=200)),
+        ("sharpen", dict(width=300, height=200, filters=["sharpen(2,1,true)"]), dict(width=300, height=200)),
+        ("grayscale", dict(width=300, height=200, filters=["grayscale()"]), dict(width=300, height=200, grey=True)),
+        # Thumbor turns counter-clockwise after the resize: the source's top-right comes to the top left.
+        ("rotate", dict(width=300, height=200, filters=["rotate(90)"]), dict(width=200, height=300, corner=[1200, 0])),
+        ("round corner", dict(width=300, height=200, filters=["round_corner(20,255,0,0)"]), dict(width=300, height=200, background=[255, 0, 0])),
+        ("round corner transparent", dict(width=300, height=200, filters=["round_corner(20,255,255,255,1)"]),
+         dict(width=300, height=200, transparent_corner=True)),
+        # fill pads a fit-in to the box: 300x200 centred on 300x300, red above and below.
+        ("fill", dict(width=300, height=300, fit_in=True, filters=["fill(ff0000)"]), dict(width=300, height=300, background=[255, 0, 0])),
+        ("background", dict(width=300, height=200, filters=["background_color(white)", "strip_exif()", "strip_icc()"]), dict(width=300, height=200)),
+        ("proportion", dict(width=300, height=200, filters=["proportion(0.5)"]), dict(width=150, height=100, window=full)),
+        ("trim", dict(width=300, trim=True, image_url=bordered), dict(width=300, height=200, window=full)),
+        ("refused filter", dict(width=300, height=200, filters=["brightness(10)"]), dict(status=400, message="brightness")),
+        ("refused watermark", dict(width=300, height=200, filters=["watermark(a.png,0,0,50)"]), dict(status=400, message="watermark")),
+    ]
+    out = []
+    for name, options, expected in cases:
+        options = dict(options)
+        options.setdefault("image_url", source)
+        out.append(dict(name=name, path=crypto.generate(**options), **expected))
+    unsafe = crypto.generate(width=300, height=200, image_url=source, unsafe=True)
+    out.append(dict(name="unsafe", path="/" + unsafe, width=300, height=200, window=full))
+    wrong = CryptoURL(key="not-the-key").generate(width=300, height=200, image_url=source)
+    out.append(dict(name="wrong key", path=wrong, status=403, message=None))
+    json.dump(out, sys.stdout)
+
+
+if __name__ == "__main__":
+    main()
