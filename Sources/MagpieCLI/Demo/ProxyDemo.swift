@@ -30,6 +30,7 @@ struct ProxyDemo {
         var configuration = ProxyConfiguration(cacheDirectory: cache)
         // A fresh key each run: the page's URLs are signed as a real site's would be.
         configuration.signingKeys = [try SigningKey(keyHex: Self.randomHex(), saltHex: Self.randomHex())]
+        configuration.thumborSecurityKeys = [Self.randomHex()]
         // The origin is this machine; a production proxy keeps loopback refused.
         configuration.pipeline.addressPolicy = AddressPolicy(allowing: .loopback)
         configuration.logger = logger
@@ -39,7 +40,19 @@ struct ProxyDemo {
             items: zip(items, files).map { item, file in (item, origin.url("/gallery/" + file.lastPathComponent)) },
             proxy: proxy
         ).html
+        // A still photo-sized JPEG, so crops and canvases have something to show.
+        let photo = zip(items, files).first { $0.0.frames == 1 && $0.0.format == .jpeg && $0.0.width >= 1024 }?.1 ?? files[0]
+        let optionsPage = ProxyOptionsPage(
+            source: origin.url("/gallery/" + photo.lastPathComponent), proxy: proxy,
+            thumbor: ThumborSigner(keys: configuration.thumborSecurityKeys)
+        ).html
         let router = Router(context: ProxyRequestContext.self)
+        router.get("/options") { _, _ in
+            var headers = HTTPFields()
+            headers[.contentType] = "text/html; charset=utf-8"
+            headers[.cacheControl] = "no-store"
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: optionsPage)))
+        }
         router.get("/") { _, _ in
             var headers = HTTPFields()
             headers[.contentType] = "text/html; charset=utf-8"

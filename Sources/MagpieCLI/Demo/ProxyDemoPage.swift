@@ -10,6 +10,24 @@ struct ProxyDemoPage {
     let items: [(item: DemoGallery.Item, source: URL)]
     let proxy: ImageProxy
 
+    /// Once the page has loaded, marks each image of `main` rendered or broken and writes the
+    /// count into `body[data-rendered]` and `#status`, for a person and for the browser test.
+    static let markRendered = """
+        <script>
+        window.addEventListener("load", () => {
+          const images = [...document.querySelectorAll("main img")];
+          let rendered = 0;
+          for (const image of images) {
+            const ok = image.complete && image.naturalWidth > 0;
+            image.dataset.state = ok ? "rendered" : "broken";
+            if (ok) { rendered += 1; } else { image.parentElement.classList.add("broken"); }
+          }
+          document.body.dataset.rendered = rendered + "/" + images.length;
+          document.getElementById("status").textContent = rendered + " of " + images.length + " images rendered.";
+        });
+        </script>
+        """
+
     /// The box every thumbnail fits in, in CSS pixels.
     static let box = (width: 320, height: 240)
 
@@ -41,24 +59,13 @@ struct ProxyDemoPage {
             <h1>Magpie proxy demo</h1>
             <p>\(items.count) images, each requested from the proxy as <code>s:\(Self.box.width):\(Self.box.height)/f:auto</code> with a \
             2x variant in <code>srcset</code>; the proxy picks AVIF or WebP from the browser's <code>Accept</code> header. \
-            See <a href="/metrics">/metrics</a> for what it sent.</p>
+            See <a href="/metrics">/metrics</a> for what it sent, and <a href="/options">one photo under many options</a> \
+            of imgproxy's and thumbor's URLs.</p>
             <p id="status">Loading…</p>
             <main>
             \(figures.joined(separator: "\n"))
             </main>
-            <script>
-            window.addEventListener("load", () => {
-              const images = [...document.querySelectorAll("main img")];
-              let rendered = 0;
-              for (const image of images) {
-                const ok = image.complete && image.naturalWidth > 0;
-                image.dataset.state = ok ? "rendered" : "broken";
-                if (ok) { rendered += 1; } else { image.parentElement.classList.add("broken"); }
-              }
-              document.body.dataset.rendered = rendered + "/" + images.length;
-              document.getElementById("status").textContent = rendered + " of " + images.length + " images rendered.";
-            });
-            </script>
+            \(ProxyDemoPage.markRendered)
             </body></html>
             """
     }

@@ -1,11 +1,13 @@
 import AsyncHTTPClient
 import Foundation
+@testable import MagpieCLI
 import NIOCore
 import NIOHTTP1
 import Testing
 
 /// `magpie demo --proxy` opened in headless Chromium: every image of the page renders, and
-/// the proxy's metrics show Chromium was sent AVIF or WebP, never the sources' formats.
+/// the proxy's metrics show Chromium was sent AVIF or WebP, never the sources' formats; and the
+/// `/options` grid of one photo under imgproxy's and thumbor's options renders every cell.
 @Suite("Proxy in a browser")
 struct ProxyBrowserTests {
     @Test func theDemoPageRendersEveryImageInAModernFormat() async throws {
@@ -25,6 +27,7 @@ struct ProxyBrowserTests {
         #expect(dom.contains("data-rendered=\"\(imageCount)/\(imageCount)\""), "the page reports \(Self.attribute("data-rendered", in: dom) ?? "nothing")")
         #expect(dom.components(separatedBy: "data-state=\"rendered\"").count - 1 == imageCount)
 
+
         let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
         let metrics: String
         do {
@@ -38,6 +41,12 @@ struct ProxyBrowserTests {
         let sent = Self.counts(of: "magpie_proxy_responses_by_format_total", label: "format", in: metrics)
         #expect((sent["avif"] ?? 0) + (sent["webp"] ?? 0) >= imageCount, "formats sent: \(sent)")
         #expect(sent.keys.allSatisfy { ["avif", "webp"].contains($0) }, "formats sent: \(sent)")
+
+        // After the gallery's formats are counted: one photo under every option of the grid, imgproxy's and thumbor's URLs together, JPEG and PNG among them.
+        let cells = ProxyOptionsPage.imgproxyOptions.count + ProxyOptionsPage.thumborOptions.count
+        let grid = try await chromium.dumpDOM(of: page.appendingPathComponent("options"))
+        #expect(grid.contains("data-rendered=\"\(cells)/\(cells)\""), "the grid reports \(Self.attribute("data-rendered", in: grid) ?? "nothing")")
+        #expect(grid.components(separatedBy: "data-state=\"rendered\"").count - 1 == cells)
 
         process.interrupt()
         #expect(await MagpieTool.waitForExit(process) == 0, "Ctrl-C stops the demo cleanly")

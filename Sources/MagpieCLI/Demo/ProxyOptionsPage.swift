@@ -1,0 +1,69 @@
+import Foundation
+import Magpie
+import MagpieServer
+
+/// The `/options` page of `magpie demo --proxy`: one source under many options of both URL
+/// grammars the proxy answers, imgproxy's and thumbor's, each cell captioned with its URL's
+/// options. The same script as the gallery page marks each image rendered or broken.
+struct ProxyOptionsPage {
+    let source: URL
+    let proxy: ImageProxy
+    let thumbor: ThumborSigner
+
+    static let imgproxyOptions = [
+        "rs:fit:240:240", "rs:fill:240:240", "rs:fill:240:240/g:sm", "rs:fill:240:240/g:no", "rs:fill:240:120/g:so:0:10",
+        "rs:fill:240:240/g:fp:0.3:0.6", "rs:fill-down:240:240", "rs:force:240:120", "rs:auto:240:160", "rs:fit:240:240/ex:1/bg:334455",
+        "rs:fit:240:240/exar:1", "rs:fit:200:200/pd:20/bg:ffffff", "c:0.5:0.5:nowe/rs:fit:240:240", "t:10/rs:fit:240:240",
+        "rs:fit:240:240/rot:90", "rs:fit:240:240/fl:1:0", "rs:fit:240:240/z:0.5", "rs:fit:120:120/dpr:2", "rs:fit:240:240/bl:4",
+        "rs:fit:240:240/sh:2", "rs:fit:240:240/pix:10", "rs:fit:240:240/r:24", "rs:fill:240:240/circle:1", "rs:fit:240:240/grayscale:1",
+        "rs:fit:240:240/q:20/f:jpeg", "rs:fit:240:240/f:webp", "rs:fit:240:240/mw:240/mh:200",
+    ]
+
+    static let thumborOptions = [
+        "240x240", "240x160", "fit-in/240x240", "full-fit-in/160x160", "adaptive-fit-in/160x240", "-240x160", "240x-160",
+        "240x240/left/top", "240x240/right/bottom", "240x240/smart", "10x10:400x300/240x0", "trim/240x0",
+        "fit-in/240x240/filters:fill(334455)", "240x160/filters:grayscale():blur(3)", "240x160/filters:round_corner(20,34,68,85)",
+        "240x160/filters:rotate(90)", "240x160/filters:quality(30):format(webp)", "480x320/filters:proportion(0.5)",
+        "240x160/filters:sharpen(2,1,true):background_color(ffffff)", "2400x1600/filters:no_upscale()",
+    ]
+
+    /// A thumbor URL's path for `options`, signed.
+    private func thumborPath(_ options: String) -> String {
+        let image = "\(source.host ?? "127.0.0.1"):\(source.port ?? 80)\(source.path)"
+        let part = options + "/" + image
+        return "/" + thumbor.signature(for: part) + "/" + part
+    }
+
+    var html: String {
+        let cells = Self.imgproxyOptions.map { ("imgproxy", $0, proxy.path(for: source, options: $0)) }
+            + Self.thumborOptions.map { ("thumbor", $0, thumborPath($0)) }
+        let figures = cells.map { grammar, options, path in
+            """
+            <figure><img src="\(path)" alt="\(grammar) \(options)"><figcaption><b>\(grammar)</b> <code>\(options)</code></figcaption></figure>
+            """
+        }
+        return """
+            <!doctype html>
+            <html lang="en"><head><meta charset="utf-8"><title>Magpie proxy options</title>
+            <style>
+            body { font: 13px system-ui, sans-serif; background: #16181c; color: #ddd; margin: 24px; }
+            main { display: grid; grid-template-columns: repeat(auto-fill, minmax(260px, 1fr)); gap: 16px; }
+            figure { margin: 0; background: repeating-conic-gradient(#2a2d33 0% 25%, #22252b 0% 50%) 50% / 16px 16px; padding: 8px;
+                     border-radius: 6px; text-align: center; }
+            figure.broken { outline: 2px solid #e55; }
+            img { max-width: 100%; height: auto; }
+            figcaption { margin-top: 6px; color: #9aa; word-break: break-all; }
+            </style></head>
+            <body data-rendered="">
+            <h1>One source, \(cells.count) URLs</h1>
+            <p>The same photo through imgproxy's options and thumbor's, both answered by this proxy on one port.
+            <a href="/">Back to the gallery</a>.</p>
+            <p id="status">Loading…</p>
+            <main>
+            \(figures.joined(separator: "\n"))
+            </main>
+            \(ProxyDemoPage.markRendered)
+            </body></html>
+            """
+    }
+}
