@@ -9,6 +9,7 @@ Both servers make 256 px JPEG thumbnails (fit inside 256x256, quality 80) of the
 Each server is started afresh for each mode; peak RSS is VmHWM, summed over thumbor's processes.
 
 usage: Benchmarks/Proxy/compare.py [--seconds 30] [--connections 8] [--photos 18] [--rounds 1] [--magpie PATH]...
+                                   [--thumbor-urls resize|smart|filters]
 Give --magpie more than once to compare builds (before and after a change) in the same run.
 Needs: a release build of magpie (swift build -c release --product magpie), wrk, and thumbor 7.8
 in a virtualenv (made in .build/thumbor-venv when missing)."""
@@ -126,6 +127,14 @@ def wrk(port, prefix, suffix, origin, names, mode, seconds, connections):
     return rps, latency(50), latency(99), int(errors.group(1)) if errors else 0
 
 
+# The same thumbor URL for both servers, each a JPEG at quality 80 (thumbor's QUALITY).
+THUMBOR_WORKLOADS = {
+    "resize": "/unsafe/fit-in/256x256/filters:format(jpeg)/",
+    "smart": "/unsafe/256x256/smart/filters:format(jpeg)/",
+    "filters": "/unsafe/fit-in/256x256/filters:grayscale():blur(2):sharpen(1,1,true):format(jpeg)/",
+}
+
+
 def thumbor_venv():
     venv = os.path.join(ROOT, ".build", "thumbor-venv")
     if not os.path.exists(os.path.join(venv, "bin", "thumbor")):
@@ -146,6 +155,8 @@ def main():
     parser.add_argument("--magpie", action="append",
                         help="a magpie binary (default .build/release/magpie; e.g. .build-system/release/magpie, built against "
                              "the system's libvips); repeat it to compare builds")
+    parser.add_argument("--thumbor-urls", choices=sorted(THUMBOR_WORKLOADS),
+                        help="send both servers the same thumbor URLs: resize (fit-in), smart (a smart crop) or filters (a chain)")
     parser.add_argument("--proxy-args", default="", help="extra arguments for every `magpie proxy` (e.g. \"--slots 8\")")
     parser.add_argument("--trace-rss", type=float, metavar="SECONDS", help="print each server's RSS every SECONDS during the run")
     args = parser.parse_args()
@@ -183,10 +194,14 @@ def main():
         return process, port
 
     servers = {}
+    magpie_prefix = THUMBOR_WORKLOADS[args.thumbor_urls] if args.thumbor_urls else "/unsafe/s:256:256/q:80/f:jpeg/plain/"
+    thumbor_prefix = THUMBOR_WORKLOADS[args.thumbor_urls or "resize"]
     for index, binary in enumerate(binaries):
         name = "magpie proxy" + (f" [{index + 1}]" if len(binaries) > 1 else "")
-        servers[name] = (lambda binary=binary: magpie_server(binary), "/unsafe/s:256:256/q:80/f:jpeg/plain/", "")
-    servers["thumbor 7.8 (2 processes)"] = (thumbor_server, "/unsafe/fit-in/256x256/filters:format(jpeg)/", "")
+        servers[name] = (lambda binary=binary: magpie_server(binary), magpie_prefix, "")
+    servers["thumbor 7.8 (2 processes)"] = (thumbor_server, thumbor_prefix, "")
+    if args.thumbor_urls:
+        print(f"both servers: {thumbor_prefix}SOURCE", flush=True)
     for index, binary in enumerate(binaries):
         print(f"magpie proxy [{index + 1}] = {binary}" if len(binaries) > 1 else f"magpie proxy = {binary}", flush=True)
     results = {}

@@ -97,6 +97,9 @@ def main():
         case("trim", dict(width=300, height=200, window=full), advanced=["t:10"], bordered=True,
              resizing_type="fit", width=300, height=300),
         case("trim named colour", dict(width=1200, height=800, window=full), advanced=["trim:5:ffffff:1:1"], bordered=True),
+        # Quality lowered until the JPEG fits in 6000 bytes (64 kB at quality 100).
+        case("max bytes", dict(width=600, height=400, format="jpeg", max_bytes=6000), advanced=["q:100", "f:jpg", "mb:6000"],
+             resizing_type="fit", width=600, height=600),
         case("watermark refused", dict(status=400, message="wm"), advanced=["wm:0.5"], resizing_type="fit", width=300, height=300),
     ]
     out = []

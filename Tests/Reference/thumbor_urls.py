@@ -61,6 +61,8 @@ def main():
         ("background", dict(width=300, height=200, filters=["background_color(white)", "strip_exif()", "strip_icc()"]), dict(width=300, height=200)),
         ("proportion", dict(width=300, height=200, filters=["proportion(0.5)"]), dict(width=150, height=100, window=full)),
         ("trim", dict(width=300, trim=True, image_url=bordered), dict(width=300, height=200, window=full)),
+        ("max bytes", dict(width=600, height=400, filters=["quality(100)", "format(jpeg)", "max_bytes(6000)"]),
+         dict(width=600, height=400, format="jpeg", max_bytes=6000)),
         ("refused filter", dict(width=300, height=200, filters=["brightness(10)"]), dict(status=400, message="brightness")),
         ("refused watermark", dict(width=300, height=200, filters=["watermark(a.png,0,0,50)"]), dict(status=400, message="watermark")),
     ]

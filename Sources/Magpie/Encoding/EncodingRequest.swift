@@ -21,11 +21,14 @@ public struct EncodingRequest: Sendable, Hashable {
     public var formatQuality: [ImageFormat: Int]
     /// What shows through transparent pixels in a format without alpha (JPEG).
     public var background: Colour
+    /// For JPEG, WebP and AVIF: lower the quality, step by step, until the bytes fit in this
+    /// many (or the quality reaches 10), as imgproxy's `max_bytes`. `nil`: no limit.
+    public var maximumBytes: Int?
 
     /// Creates an encoding request.
     public init(
         format: Format = .source, quality: Int = 85, progressive: Bool = false, lossless: Bool = false,
-        formatQuality: [ImageFormat: Int] = [:], background: Colour = .black
+        formatQuality: [ImageFormat: Int] = [:], background: Colour = .black, maximumBytes: Int? = nil
     ) {
         self.format = format
         self.quality = quality
@@ -33,6 +36,7 @@ public struct EncodingRequest: Sendable, Hashable {
         self.lossless = lossless
         self.formatQuality = formatQuality
         self.background = background
+        self.maximumBytes = maximumBytes
     }
 
     /// The quality `format` is written at.
@@ -61,6 +65,7 @@ public struct EncodingRequest: Sendable, Hashable {
         copy.quality = max(1, min(100, quality))
         copy.formatQuality = formatQuality.mapValues { max(1, min(100, $0)) }.filter { $0.value != copy.quality }
         copy.background = Colour(red: background.red, green: background.green, blue: background.blue)
+        if let maximumBytes, maximumBytes <= 0 { copy.maximumBytes = nil }
         if case .negotiated(let accepted) = format { copy.format = .negotiated(accepting: accepted.intersection(Format.negotiable)) }
         return copy
     }
@@ -80,6 +85,7 @@ public struct EncodingRequest: Sendable, Hashable {
             parts.append("q.\(format.rawValue)=\(quality)")
         }
         if normalized.background != .black { parts.append("background=\(normalized.background)") }
+        if let maximumBytes = normalized.maximumBytes { parts.append("max=\(maximumBytes)") }
         if progressive { parts.append("progressive") }
         if lossless { parts.append("lossless") }
         return parts.joined(separator: ",")

@@ -40,12 +40,9 @@ final class EncodeImage: Sendable {
         let image = made.container.image
         let format = key.encoding.format.choice(for: image, source: made.container.format)
         let encoding = key.encoding
-        let encoder = ImageEncoder(
-            quality: encoding.quality(for: format), progressive: encoding.progressive, lossless: encoding.lossless,
-            background: encoding.background)
         var timings = made.timings
         let bytes = try await timings.measure(.encode) { () throws(MagpieError) in
-            try await context.decodingPool.run { () throws(MagpieError) in try encoder.encode(image, as: format) }
+            try await context.decodingPool.run { () throws(MagpieError) in try encoding.encode(image, as: format) }
         }
         var encoded = EncodedImage(
             data: bytes, format: format, source: made.source, cache: nil,

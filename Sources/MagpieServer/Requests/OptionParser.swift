@@ -155,7 +155,11 @@ struct OptionParser: Sendable {
             reading.options.layout.trim = ImageProcessors.Trim(
                 threshold: threshold, colour: colour, equalHorizontal: option.has(2) ? try option.bool(2) : false,
                 equalVertical: option.has(3) ? try option.bool(3) : false)
-        case "watermark", "wm", "max_bytes", "mb", "preserve_hdr", "ph", "enforce_thumbnail", "eth",
+        case "max_bytes", "mb":
+            try option.count(1...1, usage: "max_bytes takes a number of bytes")
+            let bytes = try option.count(limit: Int(Int32.max))
+            reading.options.maximumBytes = bytes == 0 ? nil : bytes
+        case "watermark", "wm", "preserve_hdr", "ph", "enforce_thumbnail", "eth",
             "max_src_resolution", "msr", "max_src_file_size", "msfs", "max_animation_frames", "maf",
             "max_animation_frame_resolution", "mafr", "max_result_dimension", "mrd":
             throw ProxyURLError.malformed("the option '\(option.name)' is not supported by Magpie yet")

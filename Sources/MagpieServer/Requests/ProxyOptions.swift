@@ -18,6 +18,8 @@ public struct ProxyOptions: Sendable, Hashable {
     public var quality: Int?
     /// Quality for particular output formats, over ``quality``.
     public var formatQuality: [ImageFormat: Int] = [:]
+    /// Lower a lossy format's quality until the result fits in this many bytes.
+    public var maximumBytes: Int?
     /// `nil` keeps the source's format where the output can be written in it.
     public var format: Format?
     /// Serve the first frame of an animation as a still.

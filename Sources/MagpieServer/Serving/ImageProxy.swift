@@ -202,7 +202,7 @@ public final class ImageProxy: Sendable {
             let imageRequest = plan.imageRequest(for: source)
             let encoding = FormatNegotiation.encoding(
                 for: options.format, accept: request.headers["accept"], quality: options.quality ?? configuration.defaultQuality,
-                formatQuality: configuration.formatQuality.merging(options.formatQuality) { $1 })
+                formatQuality: configuration.formatQuality.merging(options.formatQuality) { $1 }, maximumBytes: options.maximumBytes)
             let key = pipeline.configuration.encodedImageKey(for: imageRequest, encoding: encoding)
             let work = Work(
                 request: imageRequest, encoding: encoding, servesSourceAlways: options.raw, servesSourceIn: options.skipProcessing,

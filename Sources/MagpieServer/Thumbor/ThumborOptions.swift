@@ -97,7 +97,10 @@ extension ProxyOptions {
         case "proportion":
             let proportion = try number(0, 0.01...1, "proportion(0.01 to 1)")
             (layout.zoomX, layout.zoomY) = (proportion, proportion)
-        case "brightness", "contrast", "watermark", "max_bytes", "focal", "equalize", "noise", "saturation", "rgb", "convolution",
+        case "max_bytes":
+            let bytes = Int(try number(0, 1...Double(Int32.max), "max_bytes(BYTES)"))
+            maximumBytes = bytes
+        case "brightness", "contrast", "watermark", "focal", "equalize", "noise", "saturation", "rgb", "convolution",
             "extract_focal", "cover", "curve", "upscale", "max_age", "stretch", "autojpg", "blur_faces", "red_eye":
             throw .malformed("thumbor's filter '\(filter.name)' is not supported by Magpie yet")
         default:

@@ -30,11 +30,14 @@ struct DropInCase: Decodable, Sendable, CustomTestStringConvertible {
     let grey: Bool?
     /// The top-left corner transparent.
     let transparentCorner: Bool?
+    /// The answer is at most this many bytes.
+    let maxBytes: Int?
     var testDescription: String { name }
 
     enum CodingKeys: String, CodingKey {
         case name, path, status, message, width, height, format, window, canvas, corner, background, disposition, original, grey
         case transparentCorner = "transparent_corner"
+        case maxBytes = "max_bytes"
     }
 
     static let size = (width: 1200, height: 800)
@@ -84,6 +87,7 @@ struct DropInCase: Decodable, Sendable, CustomTestStringConvertible {
         #expect(format.rawValue == (self.format ?? "png"), "\(name)")
         #expect(reply.header("Content-Type") == format.mediaType, "\(name)")
         if let disposition { #expect(reply.header("Content-Disposition") == disposition, "\(name)") }
+        if let maxBytes { #expect(reply.body.count <= maxBytes, "\(name): \(reply.body.count) bytes") }
         let image = try VipsDecoder().decode(reply.body, thumbnail: nil, maximumPixels: .max)
         #expect(image.width == width && image.height == height, "\(name): \(image.width)x\(image.height)")
         guard image.width == width, image.height == height else { return }

@@ -36,7 +36,8 @@ struct ProxyURLTests {
         let options = try parser.parse(segments)
         let request = try RenderPlan(options, limits: ProcessingLimits()).imageRequest(for: URL(string: "https://example.com/a.jpg")!)
         let encoding = FormatNegotiation.encoding(
-            for: options.format, accept: accept, quality: options.quality ?? 80, formatQuality: options.formatQuality)
+            for: options.format, accept: accept, quality: options.quality ?? 80, formatQuality: options.formatQuality,
+            maximumBytes: options.maximumBytes)
         return pipeline.encodedImageKey(for: request, encoding: encoding).variant
     }
 
@@ -46,7 +47,7 @@ struct ProxyURLTests {
         ["s:300:100"], ["w:300"], ["h:150"], ["fit:crop"], ["g:north"], ["q:70"], ["f:png"], ["f:auto"], ["dpr:2"], ["bl:2"], ["r:8"],
         ["ff:1"], ["circle:1"], ["grayscale:1"], ["bl:0"], ["r:0"], ["sh:1"], ["pix:4"], ["rt:force"], ["mw:300"], ["mh:300"],
         ["z:2"], ["el:1"], ["ex:1"], ["exar:1"], ["c:100:50"], ["pd:4"], ["rot:90"], ["fl:1"], ["bg:ff0000"], ["fq:webp:50"],
-        ["g:fp:0.2:0.3"], ["g:no:10:5"],
+        ["g:fp:0.2:0.3"], ["g:no:10:5"], ["mb:5000"], ["t:10"],
     ]
 
     @Test(arguments: changes)
