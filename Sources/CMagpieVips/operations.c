@@ -268,6 +268,36 @@ static int flatten(VipsImage *rgba, const double *colour, VipsImage **out) {
     return failed ? -1 : 0;
 }
 
+// One matrix and one linear step on the colour bands: saturation mixes each pixel with its grey
+// (rows of luma weights), contrast scales around mid-grey, brightness adds; alpha is kept.
+static int adjust(VipsImage *rgba, const magpie_process_options *options, VipsImage **out) {
+    const double luma[3] = {0.2126, 0.7152, 0.0722};
+    double saturation = options->saturation, contrast = options->contrast;
+    VipsImage *matrix = vips_image_new_matrix(3, 3);
+    if (!matrix) return -1;
+    for (int row = 0; row < 3; row++)
+        for (int column = 0; column < 3; column++)
+            *VIPS_MATRIX(matrix, column, row) = (1 - saturation) * luma[column] + (row == column ? saturation : 0);
+    VipsImage *rgb = NULL, *alpha = NULL, *mixed = NULL, *scaled = NULL, *bytes = NULL;
+    double a[3] = {contrast, contrast, contrast};
+    double b[3];
+    for (int band = 0; band < 3; band++) b[band] = 128 - 128 * contrast + options->brightness;
+    int failed = vips_extract_band(rgba, &rgb, 0, "n", 3, NULL) || vips_extract_band(rgba, &alpha, 3, NULL) ||
+                 vips_recomb(rgb, &mixed, matrix, NULL) || vips_linear(mixed, &scaled, a, b, 3, NULL) ||
+                 vips_cast_uchar(scaled, &bytes, NULL);
+    if (!failed) {
+        VipsImage *bands[2] = {bytes, alpha};
+        failed = vips_bandjoin(bands, out, 2, NULL);
+    }
+    g_object_unref(matrix);
+    if (rgb) g_object_unref(rgb);
+    if (alpha) g_object_unref(alpha);
+    if (mixed) g_object_unref(mixed);
+    if (scaled) g_object_unref(scaled);
+    if (bytes) g_object_unref(bytes);
+    return failed ? -1 : 0;
+}
+
 static int colour_in_range(const double *colour) {
     for (int band = 0; band < 4; band++)
         if (!(colour[band] >= 0 && colour[band] <= 255)) return 0;
@@ -351,6 +381,14 @@ magpie_status magpie_run_operation(VipsImage *rgba, int opaque, const magpie_pro
             return MAGPIE_STATUS_FAILED;
         }
         failed = flatten(rgba, options->background, out);
+        break;
+    case MAGPIE_OPERATION_ADJUST:
+        if (!(options->brightness >= -255 && options->brightness <= 255 && options->contrast >= 0 && options->contrast <= 10 &&
+              options->saturation >= 0 && options->saturation <= 10)) {
+            magpie_set_error(error, error_length, "brightness is -255 to 255, contrast and saturation 0 to 10");
+            return MAGPIE_STATUS_FAILED;
+        }
+        failed = adjust(rgba, options, out);
         break;
     default:
         magpie_set_error(error, error_length, "unknown operation");

@@ -100,6 +100,8 @@ def main():
         # Quality lowered until the JPEG fits in 6000 bytes (64 kB at quality 100).
         case("max bytes", dict(width=600, height=400, format="jpeg", max_bytes=6000), advanced=["q:100", "f:jpg", "mb:6000"],
              resizing_type="fit", width=600, height=600),
+        case("adjust", dict(width=300, height=200), advanced=["a:10:1.2:0.5", "br:5", "co:1.1", "sa:0.9"],
+             resizing_type="fit", width=300, height=300),
         case("watermark refused", dict(status=400, message="wm"), advanced=["wm:0.5"], resizing_type="fit", width=300, height=300),
     ]
     out = []

@@ -12,6 +12,7 @@ usage: pillow_reference.py INPUT.png OUTPUT.png OPERATION [ARGUMENTS...]
   flatten R G B           composited over the opaque colour
   pixelate SIZE           each SIZE x SIZE block its average (sides must be multiples of SIZE)
   fill W H X Y CW CH      resized to W x H (Lanczos), then the CW x CH window at X, Y
+  adjust B C S            each channel mixed with the Rec. 709 luma by S, scaled about 128 by C, B added
 """
 import sys
 
@@ -75,6 +76,15 @@ def main():
         size = int(arguments[0])
         small = image.convert("RGBa").reduce(size)
         result = small.resize(image.size, Image.Resampling.NEAREST).convert("RGBA")
+    elif operation == "adjust":
+        brightness, contrast, saturation = (float(value) for value in arguments)
+        pixels = []
+        for r, g, b, a in image.getdata():
+            grey = 0.2126 * r + 0.7152 * g + 0.0722 * b
+            out = [(grey + (c - grey) * saturation - 128) * contrast + 128 + brightness for c in (r, g, b)]
+            pixels.append(tuple(max(0, min(255, round(v))) for v in out) + (a,))
+        result = Image.new("RGBA", image.size)
+        result.putdata(pixels)
     elif operation == "fill":
         width, height, x, y, crop_width, crop_height = (int(value) for value in arguments)
         result = image.resize((width, height), Image.Resampling.LANCZOS).crop((x, y, x + crop_width, y + crop_height))

@@ -63,7 +63,8 @@ def main():
         ("trim", dict(width=300, trim=True, image_url=bordered), dict(width=300, height=200, window=full)),
         ("max bytes", dict(width=600, height=400, filters=["quality(100)", "format(jpeg)", "max_bytes(6000)"]),
          dict(width=600, height=400, format="jpeg", max_bytes=6000)),
-        ("refused filter", dict(width=300, height=200, filters=["brightness(10)"]), dict(status=400, message="brightness")),
+        ("brightness and contrast", dict(width=300, height=200, filters=["brightness(10)", "contrast(20)"]), dict(width=300, height=200)),
+        ("refused filter", dict(width=300, height=200, filters=["equalize()"]), dict(status=400, message="equalize")),
         ("refused watermark", dict(width=300, height=200, filters=["watermark(a.png,0,0,50)"]), dict(status=400, message="watermark")),
     ]
     out = []

@@ -28,6 +28,8 @@ typedef enum {
     MAGPIE_OPERATION_PIXELATE = 8,
     /// Composites the image over the opaque colour `background`.
     MAGPIE_OPERATION_FLATTEN = 9,
+    /// Brightness, contrast and saturation: see `brightness`.
+    MAGPIE_OPERATION_ADJUST = 10,
 } magpie_operation;
 
 typedef struct {
@@ -60,6 +62,12 @@ typedef struct {
     /// Embed: the canvas's red, green, blue and alpha, 0...255 (all 0: transparent). Flatten:
     /// the colour under the image (alpha is ignored).
     double background[4];
+    /// Adjust: levels added to red, green and blue (-255...255); `contrast` multiplies the
+    /// distance from mid-grey (128) and `saturation` the distance from each pixel's grey
+    /// (Rec. 709 luma), 0...10 each, 1 leaving them.
+    double brightness;
+    double contrast;
+    double saturation;
 } magpie_process_options;
 
 /// Prepares `options`' operation on the RGBA8 (straight alpha) bitmap `pixels`: `frames`

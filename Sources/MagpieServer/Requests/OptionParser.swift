@@ -139,6 +139,13 @@ struct OptionParser: Sendable {
             default: throw option.failure("fit is one of fit, fill, crop")
             }
         case "ff", "first-frame": reading.options.firstFrame = try option.bool()
+        case "brightness", "br", "contrast", "co", "saturation", "sa":
+            // imgproxy's parts of adjust, each into its place.
+            try option.count(1...1, usage: "\(option.name) takes one number")
+            var parts = reading.options.processing["adjust"] ?? ["", "", ""]
+            parts += Array(repeating: "", count: max(0, 3 - parts.count))
+            parts[["brightness", "br"].contains(option.name) ? 0 : ["contrast", "co"].contains(option.name) ? 1 : 2] = option.values[0]
+            try readShared(ProcessingOption.named("adjust")!, values: parts, segment: option, into: &reading)
         case "trim", "t":
             try option.count(1...4, usage: "trim is t:THRESHOLD:COLOUR:EQUAL_HORIZONTAL:EQUAL_VERTICAL")
             guard option.has(0) else {
@@ -165,14 +172,19 @@ struct OptionParser: Sendable {
             throw ProxyURLError.malformed("the option '\(option.name)' is not supported by Magpie yet")
         default:
             guard let shared = ProcessingOption.named(option.name) else { throw ProxyURLError.malformed("unknown option '\(option.name)' in '\(option.segment)'") }
-            // Checked now, so a bad value is a 400 before anything is fetched.
-            do {
-                _ = try shared.processor(.init(option.values, limits: limits))
-            } catch {
-                throw option.failure(error.description)
-            }
-            reading.options.processing[shared.name] = option.values
+            try readShared(shared, values: option.values, segment: option, into: &reading)
         }
+    }
+
+    /// A processor every syntax shares, checked now so a bad value is a 400 before anything is
+    /// fetched.
+    private func readShared(_ shared: ProcessingOption, values: [String], segment: OptionValues, into reading: inout Reading) throws(ProxyURLError) {
+        do {
+            _ = try shared.processor(.init(values, limits: limits))
+        } catch {
+            throw segment.failure(error.description)
+        }
+        reading.options.processing[shared.name] = values
     }
 
     /// `WIDTH:HEIGHT:ENLARGE:EXTEND[:GRAVITY...]` from `index`, each part optional.

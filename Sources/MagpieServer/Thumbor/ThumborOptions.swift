@@ -100,7 +100,17 @@ extension ProxyOptions {
         case "max_bytes":
             let bytes = Int(try number(0, 1...Double(Int32.max), "max_bytes(BYTES)"))
             maximumBytes = bytes
-        case "brightness", "contrast", "watermark", "focal", "equalize", "noise", "saturation", "rgb", "convolution",
+        case "brightness", "contrast":
+            // Thumbor adds 255·n/100 levels, and scales contrast by ((n+100)²/100)/100, in whole numbers.
+            let amount = Int(try number(0, -100...100, "\(filter.name)(-100 to 100)"))
+            var parts = processing["adjust"] ?? ["0", "1", "1"]
+            if filter.name == "brightness" {
+                parts[0] = String(255 * amount / 100)
+            } else {
+                parts[1] = String(Double((amount + 100) * (amount + 100) / 100) / 100)
+            }
+            processing["adjust"] = parts
+        case "watermark", "focal", "equalize", "noise", "saturation", "rgb", "convolution",
             "extract_focal", "cover", "curve", "upscale", "max_age", "stretch", "autojpg", "blur_faces", "red_eye":
             throw .malformed("thumbor's filter '\(filter.name)' is not supported by Magpie yet")
         default:

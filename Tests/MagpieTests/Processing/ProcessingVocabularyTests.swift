@@ -18,9 +18,11 @@ struct ProcessingVocabularyTests {
     }
 
     @Test func bothSyntaxesMakeTheSameProcessors() throws {
-        let fromCommandLine = try ProcessingList.parse("blur:2,sharpen:0.5,pixelate:4,round:8,circle,grayscale").map(\.identifier)
-        #expect(fromCommandLine == (try Self.proxyProcessors(["bl:2", "sh:0.5", "pix:4", "r:8", "circle:1", "grayscale:1"])))
+        let fromCommandLine = try ProcessingList.parse("adjust:10:1.2:0.5,blur:2,sharpen:0.5,pixelate:4,round:8,circle,grayscale").map(\.identifier)
+        #expect(fromCommandLine == (try Self.proxyProcessors(["a:10:1.2:0.5", "bl:2", "sh:0.5", "pix:4", "r:8", "circle:1", "grayscale:1"])))
+        #expect(try Self.proxyProcessors(["br:10", "co:1.2", "sa:0.5"]) == (try Self.proxyProcessors(["adjust:10:1.2:0.5"])))
         #expect(fromCommandLine == [
+            ImageProcessors.Adjust(brightness: 10, contrast: 1.2, saturation: 0.5).identifier,
             ImageProcessors.GaussianBlur(sigma: 2).identifier, ImageProcessors.Sharpen(sigma: 0.5).identifier,
             ImageProcessors.Pixelate(size: 4).identifier, ImageProcessors.RoundedCorners(radius: 8).identifier,
             ImageProcessors.Circle().identifier, ImageProcessors.Grayscale().identifier,

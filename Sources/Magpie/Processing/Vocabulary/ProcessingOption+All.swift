@@ -1,6 +1,22 @@
 extension ProcessingOption {
     /// Every processor both syntaxes name, in the order the proxy applies them after its resize.
-    public static let all: [ProcessingOption] = [blur, sharpen, pixelate, roundedCorners, circle, grayscale]
+    public static let all: [ProcessingOption] = [adjust, blur, sharpen, pixelate, roundedCorners, circle, grayscale]
+
+    static let adjust = ProcessingOption(names: ["adjust", "a"], usage: "adjust:BRIGHTNESS:CONTRAST:SATURATION", scalesWithPixelRatio: false) {
+        arguments throws(Failure) in
+        let usage = "adjust takes a brightness from -255 to 255, a contrast and a saturation from 0 to 10 (1 leaves them), e.g. adjust:10:1.2:0.8"
+        let values = arguments.values
+        guard (1...3).contains(values.count) else { throw Failure(usage) }
+        func value(_ index: Int, _ range: ClosedRange<Double>, default fallback: Double) throws(Failure) -> Double {
+            guard index < values.count, !values[index].isEmpty else { return fallback }
+            guard let number = Double(values[index]), range.contains(number) else { throw Failure(usage) }
+            return number
+        }
+        let adjust = ImageProcessors.Adjust(
+            brightness: try value(0, -255...255, default: 0), contrast: try value(1, 0...10, default: 1),
+            saturation: try value(2, 0...10, default: 1))
+        return adjust == ImageProcessors.Adjust() ? nil : adjust
+    }
 
     static let blur = ProcessingOption(names: ["blur", "bl"], usage: "blur:SIGMA", scalesWithPixelRatio: false) { arguments throws(Failure) in
         let limit = arguments.limits.maximumBlurSigma

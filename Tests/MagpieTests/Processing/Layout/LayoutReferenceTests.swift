@@ -101,4 +101,13 @@ struct LayoutReferenceTests {
         (layout.width, layout.height) = (4000, 4000)
         #expect(try VipsDecoder().decode(bytes, options: DecodingOptions(layoutFirst: layout)).width == whole.width)
     }
+
+    @Test(arguments: [(20.0, 1.0, 1.0), (0, 1.5, 1), (0, 1, 0), (-30, 0.7, 1.6)])
+    func adjustmentsMatchPillow(brightness: Double, contrast: Double, saturation: Double) throws {
+        let image = try ImageProcessors.Crop(.rectangle(x: 0, y: 0, width: 200, height: 150)).process(try Self.image(Self.photo))
+        let adjusted = try ImageProcessors.Adjust(brightness: brightness, contrast: contrast, saturation: saturation).process(image)
+        let reference = try PillowReference.run("adjust", ["\(brightness)", "\(contrast)", "\(saturation)"], on: image)
+        let difference = ImageDifference(adjusted, reference)
+        #expect(difference.maximum <= 1 && difference.meanAlpha == 0, "\(difference)")
+    }
 }
