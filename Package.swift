@@ -157,7 +157,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "MagpieBenchmarks",
-            dependencies: ["Magpie", "MagpieTesting", .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
+            dependencies: [
+                "Magpie", "MagpieServer", "MagpieTesting", .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Benchmarks/MagpieBenchmarks",
             swiftSettings: strictSettings
         ),

@@ -2,7 +2,7 @@ import Foundation
 import Magpie
 import MagpieTesting
 
-// Release build: swift run -c release MagpieBenchmarks [--quick] [--only hit|bind|cold|thumbnail|png|process|animation|network|memory]
+// Release build: swift run -c release MagpieBenchmarks [--quick] [--only hit|proxyhit|bind|cold|thumbnail|png|process|animation|network|memory]
 // (`memory` runs the release `magpie` and `MagpieProbe`: `swift build -c release` first)
 // One run prints every measurement BENCHMARKS.md records, side by side with its target;
 // `--only` runs one group, for profiling it (for example under `perf record`).
@@ -26,6 +26,7 @@ func runBenchmarks(quick: Bool, only: String?) async throws -> Report {
     var report = Report()
     print("Measuring…")
     if wanted("hit") { try await measureHitCost(into: &report, workspace: workspace) }
+    if wanted("proxyhit") { try await measureProxyHitCost(into: &report, workspace: workspace) }
     if wanted("bind") { try await measureBindMissCost(into: &report) }
     if wanted("cold") {
         let gallery = try Gallery.make(count: quick ? 40 : 200, in: workspace.appendingPathComponent("gallery"))
@@ -50,7 +51,7 @@ func runBenchmarks(quick: Bool, only: String?) async throws -> Report {
     return report
 }
 
-let groups = ["hit", "bind", "cold", "thumbnail", "png", "process", "animation", "network", "memory"]
+let groups = ["hit", "proxyhit", "bind", "cold", "thumbnail", "png", "process", "animation", "network", "memory"]
 var only: String?
 if let flag = arguments.firstIndex(of: "--only") {
     only = arguments[arguments.index(after: flag)...].first
