@@ -28,7 +28,15 @@ public struct Colour: Sendable, Hashable, CustomStringConvertible {
 
     /// `rrggbbaa` in hex, as identifiers and cache keys write it.
     public var description: String {
-        [red, green, blue, alpha].map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+        // Byte by byte: the proxy names its encoding, background included, for every request.
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(8)
+        for channel in [red, green, blue, alpha] {
+            text.append(digits[Int(channel >> 4)])
+            text.append(digits[Int(channel & 0xF)])
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 
     /// The four channels, as the shim takes them.

@@ -8,33 +8,29 @@ enum URLGrammar: Sendable, Hashable {
     /// A thumbor signature is URL-safe base64 of 20 bytes with its padding (28 characters ending
     /// in `=`), which imgproxy's unpadded ones never are. After `unsafe`, an imgproxy URL's
     /// source is `plain/…` or base64 of an http(s) URL, following option segments that hold a
-    /// colon; anything else is thumbor's.
+    /// colon; anything else is thumbor's. Only the signature is looked at unless it is `unsafe`:
+    /// this runs for every request, memory hits included.
     init(_ path: String) {
-        let segments = path.split(separator: "/", omittingEmptySubsequences: true)
-        guard let signature = segments.first else {
-            self = .imgproxy
-            return
-        }
-        if signature.count == 28, signature.hasSuffix("=") {
+        let bytes = path.utf8
+        let start = bytes.first == UInt8(ascii: "/") ? bytes.index(after: bytes.startIndex) : bytes.startIndex
+        let end = bytes[start...].firstIndex(of: UInt8(ascii: "/")) ?? bytes.endIndex
+        let signature = bytes[start..<end]
+        if signature.count == 28, signature.last == UInt8(ascii: "=") {
             self = .thumbor
-            return
-        }
-        guard signature == "unsafe" else {
+        } else if signature.elementsEqual("unsafe".utf8) {
+            self = Self.afterUnsafe(path[end...])
+        } else {
             self = .imgproxy
-            return
         }
-        let rest = segments.dropFirst().drop { $0.contains(":") }
-        guard let first = rest.first else {
-            self = .thumbor
-            return
-        }
-        if first == "plain" {
-            self = .imgproxy
-            return
-        }
-        var encoded = rest.joined()
+    }
+
+    private static func afterUnsafe(_ rest: Substring) -> URLGrammar {
+        let segments = rest.split(separator: "/").drop { $0.contains(":") }
+        guard let first = segments.first else { return .thumbor }
+        if first == "plain" { return .imgproxy }
+        var encoded = segments.joined()
         if let dot = encoded.firstIndex(of: ".") { encoded = String(encoded[..<dot]) }
         let decoded = Base64URL.decode(encoded).flatMap { String(bytes: $0, encoding: .utf8) }?.lowercased() ?? ""
-        self = decoded.hasPrefix("http://") || decoded.hasPrefix("https://") ? .imgproxy : .thumbor
+        return decoded.hasPrefix("http://") || decoded.hasPrefix("https://") ? .imgproxy : .thumbor
     }
 }
