@@ -9,7 +9,7 @@ struct OptionValues {
 
     init(_ segment: String) {
         self.segment = segment
-        let parts = segment.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        let parts = ProxyPath.split(segment, at: ":")
         name = parts[0]
         values = Array(parts.dropFirst())
     }

@@ -25,7 +25,7 @@ enum URLGrammar: Sendable, Hashable {
     }
 
     private static func afterUnsafe(_ rest: Substring) -> URLGrammar {
-        let segments = rest.split(separator: "/").drop { $0.contains(":") }
+        let segments = ProxyPath.split(rest, at: "/").filter { !$0.isEmpty }.drop { $0.utf8.contains(UInt8(ascii: ":")) }
         guard let first = segments.first else { return .thumbor }
         if first == "plain" { return .imgproxy }
         var encoded = segments.joined()

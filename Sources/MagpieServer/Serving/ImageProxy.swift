@@ -375,7 +375,8 @@ public final class ImageProxy: Sendable {
     }
 
     private static func pathOnly(_ target: String) -> String {
-        String(target.prefix { $0 != "?" && $0 != "#" })
+        let bytes = target.utf8
+        return String(target[..<(bytes.firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? bytes.endIndex)])
     }
 
     private static func percentEncoded(_ text: String) -> String {

@@ -52,7 +52,7 @@ public struct ThumborPath: Sendable, Hashable {
     /// Splits `path` (as received, percent-encoding intact).
     public init(_ path: String) throws(ProxyURLError) {
         (signature, signedPart) = try ProxyPath.signed(path)
-        var segments = signedPart.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        var segments = ProxyPath.split(signedPart.dropFirst(), at: "/")
         func take(_ matches: (String) -> Bool) -> String? {
             guard let first = segments.first, segments.count > 1, matches(first) else { return nil }
             segments.removeFirst()
