@@ -19,6 +19,11 @@ package enum DecodeMemory {
     /// fails at once).
     package static func estimate(_ bytes: [UInt8], options: DecodingOptions) -> Int {
         guard let header = header(of: bytes) else { return 0 }
+        return estimate(bytes, options: options, header: header)
+    }
+
+    /// ``estimate(_:options:)`` with the header already read.
+    static func estimate(_ bytes: [UInt8], options: DecodingOptions, header: magpie_header) -> Int {
         let (width, height) = (Double(header.width), Double(header.height))
         guard width > 0, height > 0 else { return 0 }
         // Over the pixel limit the decode is refused before it allocates anything.

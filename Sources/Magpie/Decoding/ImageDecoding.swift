@@ -44,6 +44,10 @@ public struct DecodingOptions: Sendable, Hashable {
     /// the size it scales to (libvips' thumbnail, with shrink-on-load) and say the whole image's
     /// size in ``DecodedImage/fullSize``; the layout then has no resize left to do.
     public var layoutFirst: Layout?
+    /// The whole upright image's size, when ``thumbnail`` is the size a ``layoutFirst`` scales
+    /// it to (worked out by the caller, which had read the header): said in
+    /// ``DecodedImage/fullSize``.
+    package var wholeSize: DecodedImage.Size?
 
     /// Creates decoding options; by default the first frame, at full size.
     public init(

@@ -39,14 +39,17 @@ public struct VipsDecoder: ImageDecoding {
             // Straight to the size the layout scales to, in one libvips pipeline with
             // shrink-on-load; the layout reads the whole image's size from `fullSize`.
             var direct = decoding
-            (direct.thumbnail, direct.layoutFirst, direct.resizeFirst) = (box, nil, nil)
+            (direct.thumbnail, direct.layoutFirst, direct.resizeFirst, direct.wholeSize) = (box, nil, nil, Layout.uprightSize(of: header))
+            return try decode(data, options: direct, partial: partial)
+        }
+        if decoding.thumbnail != nil, let wholeSize = decoding.wholeSize {
+            var direct = decoding
+            direct.wholeSize = nil
             let image = try decode(data, options: direct, partial: partial)
-            var (upright, width, height) = (header, Int32(0), Int32(0))
-            magpie_upright_size(&upright, &width, &height)
             return DecodedImage(
                 width: image.width, height: image.height, pixels: image.pixels, sourceFormat: image.sourceFormat,
                 sourceWidth: image.sourceWidth, sourceHeight: image.sourceHeight, animation: image.animation,
-                firstFrameReason: image.firstFrameReason, fullSize: .init(width: Int(width), height: Int(height)))
+                firstFrameReason: image.firstFrameReason, fullSize: wholeSize)
         }
         if let box = decoding.thumbnail, box.fit == .crop {
             // Nothing to downsample: the whole image, then the box cut from its centre.

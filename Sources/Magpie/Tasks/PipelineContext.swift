@@ -32,14 +32,19 @@ struct PipelineContext: Sendable {
         timings: inout StageTimings
     ) async throws(MagpieError) -> DecodedImage {
         let decoder = configuration.decoder
-        let options = DecodingOptions(
+        var options = DecodingOptions(
             thumbnail: thumbnail, maximumPixels: configuration.maximumPixels,
             decodesAllFrames: !request.options.contains(.firstFrameOnly),
             maximumAnimationFrames: configuration.maximumAnimationFrames,
             maximumAnimationPixels: configuration.maximumAnimationPixels,
             firstFrameWhenTooLarge: request.options.contains(.firstFrameWhenTooLarge), resizeFirst: resizeFirst,
             layoutFirst: layoutFirst)
-        let cost = DecodeMemory.estimate(bytes, options: options)
+        // The header is read once here for both the layout's decode size and the memory estimate.
+        let header = DecodeMemory.header(of: bytes)
+        if let header, thumbnail == nil, let layout = layoutFirst, let box = layout.decodeThumbnail(for: header) {
+            (options.thumbnail, options.layoutFirst, options.wholeSize) = (box, nil, Layout.uprightSize(of: header))
+        }
+        let cost = header.map { DecodeMemory.estimate(bytes, options: options, header: $0) } ?? 0
         let queued = ContinuousClock.now
         do {
             _ = try await decodeBudget.enter(cost: cost)
@@ -49,8 +54,9 @@ struct PipelineContext: Sendable {
         defer { decodeBudget.leave(cost: cost) }
         let start = ContinuousClock.now
         timings.add(start - queued, to: .queue)
+        let prepared = options
         let image = try await decodingPool.run { () throws(MagpieError) in
-            try decoder.decode(bytes, options: options)
+            try decoder.decode(bytes, options: prepared)
         }
         let took = ContinuousClock.now - start
         timings.add(took, to: .decode)

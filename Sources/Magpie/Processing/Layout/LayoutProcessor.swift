@@ -88,12 +88,18 @@ extension Layout {
     /// before scaling, no enlarging). `nil` otherwise.
     func decodeThumbnail(for header: magpie_header) -> ImageRequest.Thumbnail? {
         guard trim == nil, crop == nil else { return nil }
-        var (upright, width, height) = (header, Int32(0), Int32(0))
-        magpie_upright_size(&upright, &width, &height)
+        let upright = Self.uprightSize(of: header)
         let quarterTurn = rotation % 180 != 0
-        let turned = DecodedImage.Size(width: Int(quarterTurn ? height : width), height: Int(quarterTurn ? width : height))
+        let turned = quarterTurn ? DecodedImage.Size(width: upright.height, height: upright.width) : upright
         let plan = LayoutPlan(self, source: turned)
         guard plan.crop == nil, let scaled = plan.scaled, scaled.width <= turned.width, scaled.height <= turned.height else { return nil }
         return ImageRequest.Thumbnail(width: quarterTurn ? scaled.height : scaled.width, height: quarterTurn ? scaled.width : scaled.height, fit: .exact)
+    }
+
+    /// The image's size once upright (its EXIF orientation applied).
+    static func uprightSize(of header: magpie_header) -> DecodedImage.Size {
+        var (upright, width, height) = (header, Int32(0), Int32(0))
+        magpie_upright_size(&upright, &width, &height)
+        return DecodedImage.Size(width: Int(width), height: Int(height))
     }
 }
