@@ -270,6 +270,12 @@ struct OptionParser: Sendable {
                 (layout.width, layout.height) = (0, 0)
                 options.layout = layout
             }
+            let padding = layout.padding
+            guard Double(padding.left + padding.right) * layout.dpr <= Double(limits.maximumDimension),
+                Double(padding.top + padding.bottom) * layout.dpr <= Double(limits.maximumDimension)
+            else {
+                throw .malformed("the padding would add more than \(limits.maximumDimension) pixels on a side")
+            }
             let width = Int((Double(layout.width) * layout.dpr * layout.zoomX).rounded())
             let height = Int((Double(layout.height) * layout.dpr * layout.zoomY).rounded())
             guard width <= limits.maximumDimension, height <= limits.maximumDimension else {

@@ -135,6 +135,7 @@ struct ProxyURLTests {
         (["pr:nope"], "option 'pr:nope': no preset named 'nope'"),
         (["s:8000:8000", "dpr:2"], "the output would be 16000x16000 pixels; at most 8192 on a side"),
         (["s:8000:8000"], "the output would be 8000x8000 pixels; at most 40000000 in all"),
+        (["pd:4000:5000"], "the padding would add more than 8192 pixels on a side"),
     ])
     func malformedOptionsSayWhatIsWrong(segments: [String], message: String) {
         #expect(throws: ProxyURLError(status: 400, message: message)) { try Self.parser.parse(segments) }

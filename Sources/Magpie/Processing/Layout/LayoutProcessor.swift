@@ -12,6 +12,10 @@ extension ImageProcessors {
         /// blur or sharpen does not reach into the padding.
         public let filters: [any ImageProcessing]
 
+        /// The largest output a layout makes.
+        public static let maximumPixels = 100_000_000
+        public static let maximumSide = 65_535
+
         public init(_ layout: Magpie.Layout, filters: [any ImageProcessing] = []) {
             self.layout = layout
             self.filters = filters
@@ -36,6 +40,14 @@ extension ImageProcessors {
             }
             image = try Flip(horizontal: layout.flipHorizontal, vertical: layout.flipVertical).process(image)
             let plan = LayoutPlan(layout, source: full)
+            // Enlarged fills of extreme aspect ratios, minimum sizes and canvases can ask for far
+            // more than the source holds; refused before any of it is allocated.
+            for made in [plan.scaled, plan.size].compactMap({ $0 })
+            where made.width > Self.maximumSide || made.height > Self.maximumSide || made.width * made.height > Self.maximumPixels {
+                throw .processingFailed(
+                    processor: identifier,
+                    reason: "the layout would make a \(made.width)x\(made.height) image; at most \(Self.maximumPixels) pixels, \(Self.maximumSide) on a side")
+            }
             var size = full
             if let crop = plan.crop {
                 image = try cut(image, crop, reducedFrom: size)

@@ -110,4 +110,23 @@ struct LayoutReferenceTests {
         let difference = ImageDifference(adjusted, reference)
         #expect(difference.maximum <= 1 && difference.meanAlpha == 0, "\(difference)")
     }
+
+    /// Canvases can ask for far more than the source holds (a 20,000 px box extended, padding
+    /// past the largest side): refused with the size, before anything is allocated.
+    @Test func anOversizedLayoutIsRefused() throws {
+        let image = DecodedImage(width: 80, height: 60, pixels: [UInt8](repeating: 255, count: 80 * 60 * 4))
+        var extended = Layout()
+        (extended.width, extended.height, extended.extend) = (20_000, 20_000, .centre)
+        #expect(throws: MagpieError.self) { try ImageProcessors.Layout(extended).process(image) }
+        var padded = Layout()
+        padded.padding = .init(top: 0, right: 70_000, bottom: 0, left: 0)
+        #expect(throws: MagpieError.self) { try ImageProcessors.Layout(padded).process(image) }
+        padded.padding.right = 100
+        #expect(try ImageProcessors.Layout(padded).process(image).width == 180)
+        // An enlarged fill of a 10,000:1 strip scales it past any size before the cut.
+        let strip = DecodedImage(width: 10_000, height: 1, pixels: [UInt8](repeating: 255, count: 10_000 * 4))
+        var fill = Layout()
+        (fill.width, fill.height, fill.resizing, fill.enlarge) = (8192, 8192, .fill, true)
+        #expect(throws: MagpieError.self) { try ImageProcessors.Layout(fill).process(strip) }
+    }
 }
