@@ -28,9 +28,24 @@ enum URLGrammar: Sendable, Hashable {
         let segments = ProxyPath.split(rest, at: "/").filter { !$0.isEmpty }.drop { $0.utf8.contains(UInt8(ascii: ":")) }
         guard let first = segments.first else { return .thumbor }
         if first == "plain" { return .imgproxy }
+        // Base64 of "http://" and "https://" both begin "aHR0c", told at once. A thumbor
+        // segment (fit-in, a size, a host name, an encoded URL) is either short or holds what
+        // base64 does not; only a long base64-looking segment (an upper-case scheme) or one split
+        // inside those five characters is decoded.
+        if first.hasPrefix("aHR0c") { return .imgproxy }
+        let beforeExtension = first.utf8.prefix { $0 != UInt8(ascii: ".") }
+        guard beforeExtension.allSatisfy(Self.isBase64URL), "aHR0c".hasPrefix(first) || beforeExtension.count >= 12 else { return .thumbor }
         var encoded = segments.joined()
         if let dot = encoded.firstIndex(of: ".") { encoded = String(encoded[..<dot]) }
         let decoded = Base64URL.decode(encoded).flatMap { String(bytes: $0, encoding: .utf8) }?.lowercased() ?? ""
         return decoded.hasPrefix("http://") || decoded.hasPrefix("https://") ? .imgproxy : .thumbor
+    }
+
+    private static func isBase64URL(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+        case UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "="): true
+        default: false
+        }
     }
 }

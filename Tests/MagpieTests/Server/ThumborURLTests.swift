@@ -14,6 +14,10 @@ struct ThumborURLTests {
         ("/unsafe/rs:fit:300:300/plain/http%3A%2F%2Fexample.com%2Fa.jpg", .imgproxy),
         ("/unsafe/trim:10/aHR0cDovL2V4YW1wbGUuY29tL2EuanBn.webp", .imgproxy),
         ("/insecure/g:ce/rs:fit:300:300:0/aHR0cDovL2V4YW1wbGUuY29tL2EuanBn", .imgproxy),
+        // Split inside its first characters, and an upper-case scheme (base64 of HTTP://…).
+        ("/unsafe/rs:fit:300:300/aHR/0cDovL2V4YW1wbGUuY29tL2EuanBn", .imgproxy),
+        ("/unsafe/rs:fit:300:300/SFRUUDovL2V4YW1wbGUuY29tL2EuanBn", .imgproxy),
+        ("/unsafe/fit-in/1024x768/example.com/a.jpg", .thumbor),
         // A truncated imgproxy signature of 21 bytes is 28 characters too, never padded.
         ("/bTeMVP-N8GG5dHnF4Aw28PkD6yrp/rs:fit:300:300/plain/http%3A%2F%2Fexample.com%2Fa.jpg", .imgproxy),
     ])
