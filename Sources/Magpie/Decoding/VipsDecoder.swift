@@ -33,14 +33,11 @@ public struct VipsDecoder: ImageDecoding {
     }
 
     private func decode(_ data: [UInt8], options decoding: DecodingOptions, partial: Bool) throws(MagpieError) -> DecodedImage {
-        if decoding.thumbnail == nil, let layout = decoding.layoutFirst, let header = DecodeMemory.header(of: data),
-            let box = layout.decodeThumbnail(for: header)
-        {
+        if decoding.thumbnail == nil, decoding.layoutFirst != nil, let header = DecodeMemory.header(of: data) {
             // Straight to the size the layout scales to, in one libvips pipeline with
             // shrink-on-load; the layout reads the whole image's size from `fullSize`.
-            var direct = decoding
-            (direct.thumbnail, direct.layoutFirst, direct.resizeFirst, direct.wholeSize) = (box, nil, nil, Layout.uprightSize(of: header))
-            return try decode(data, options: direct, partial: partial)
+            let direct = decoding.resolvingLayout(for: header)
+            if direct.wholeSize != nil { return try decode(data, options: direct, partial: partial) }
         }
         if decoding.thumbnail != nil, let wholeSize = decoding.wholeSize {
             var direct = decoding

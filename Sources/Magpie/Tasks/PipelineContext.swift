@@ -41,9 +41,7 @@ struct PipelineContext: Sendable {
             layoutFirst: layoutFirst)
         // The header is read once here for both the layout's decode size and the memory estimate.
         let header = DecodeMemory.header(of: bytes)
-        if let header, thumbnail == nil, let layout = layoutFirst, let box = layout.decodeThumbnail(for: header) {
-            (options.thumbnail, options.layoutFirst, options.wholeSize) = (box, nil, Layout.uprightSize(of: header))
-        }
+        if let header { options = options.resolvingLayout(for: header) }
         let cost = header.map { DecodeMemory.estimate(bytes, options: options, header: $0) } ?? 0
         let queued = ContinuousClock.now
         do {

@@ -10,9 +10,29 @@ struct ProxyDemoPage {
     let items: [(item: DemoGallery.Item, source: URL)]
     let proxy: ImageProxy
 
-    /// Once the page has loaded, marks each image of `main` rendered or broken and writes the
-    /// count into `body[data-rendered]` and `#status`, for a person and for the browser test.
-    static let markRendered = """
+    /// A demo page: a heading, an introduction, a `#status` line and a grid of `figures`. Once
+    /// the page has loaded, a script marks each image of the grid rendered or broken and writes
+    /// the count into `body[data-rendered]` and `#status`, for a person and for the browser test.
+    static func document(title: String, introduction: String, figures: [String], columnWidth: Int, figureBackground: String) -> String {
+        """
+        <!doctype html>
+        <html lang="en"><head><meta charset="utf-8"><title>\(title)</title>
+        <style>
+        body { font: 13px system-ui, sans-serif; background: #16181c; color: #ddd; margin: 24px; }
+        main { display: grid; grid-template-columns: repeat(auto-fill, minmax(\(columnWidth)px, 1fr)); gap: 16px; }
+        figure { margin: 0; background: \(figureBackground); padding: 8px; border-radius: 6px; text-align: center; }
+        img { max-width: 100%; height: auto; }
+        figure.broken { outline: 2px solid #e55; }
+        figcaption { margin-top: 6px; color: #9aa; overflow-wrap: anywhere; }
+        a { color: #8cf; }
+        </style></head>
+        <body data-rendered="">
+        <h1>\(title)</h1>
+        <p>\(introduction)</p>
+        <p id="status">Loading…</p>
+        <main>
+        \(figures.joined(separator: "\n"))
+        </main>
         <script>
         window.addEventListener("load", () => {
           const images = [...document.querySelectorAll("main img")];
@@ -26,7 +46,9 @@ struct ProxyDemoPage {
           document.getElementById("status").textContent = rendered + " of " + images.length + " images rendered.";
         });
         </script>
+        </body></html>
         """
+    }
 
     /// The box every thumbnail fits in, in CSS pixels.
     static let box = (width: 320, height: 240)
@@ -43,30 +65,14 @@ struct ProxyDemoPage {
                 <figcaption>\(item.label)</figcaption></figure>
                 """
         }
-        return """
-            <!doctype html>
-            <html lang="en"><head><meta charset="utf-8"><title>Magpie proxy demo</title>
-            <style>
-            body { font: 13px system-ui, sans-serif; background: #16181c; color: #ddd; margin: 24px; }
-            main { display: grid; grid-template-columns: repeat(auto-fill, minmax(\(Self.box.width)px, 1fr)); gap: 16px; }
-            figure { margin: 0; background: #22252b; padding: 8px; border-radius: 6px; text-align: center; }
-            img { max-width: 100%; height: auto; }
-            figure.broken { outline: 2px solid #e55; }
-            figcaption { margin-top: 6px; color: #9aa; }
-            a { color: #8cf; }
-            </style></head>
-            <body data-rendered="">
-            <h1>Magpie proxy demo</h1>
-            <p>\(items.count) images, each requested from the proxy as <code>s:\(Self.box.width):\(Self.box.height)/f:auto</code> with a \
-            2x variant in <code>srcset</code>; the proxy picks AVIF or WebP from the browser's <code>Accept</code> header. \
-            See <a href="/metrics">/metrics</a> for what it sent, and <a href="/options">one photo under many options</a> \
-            of imgproxy's and thumbor's URLs.</p>
-            <p id="status">Loading…</p>
-            <main>
-            \(figures.joined(separator: "\n"))
-            </main>
-            \(ProxyDemoPage.markRendered)
-            </body></html>
-            """
+        return Self.document(
+            title: "Magpie proxy demo",
+            introduction: """
+                \(items.count) images, each requested from the proxy as <code>s:\(Self.box.width):\(Self.box.height)/f:auto</code> with a \
+                2x variant in <code>srcset</code>; the proxy picks AVIF or WebP from the browser's <code>Accept</code> header. \
+                See <a href="/metrics">/metrics</a> for what it sent, and <a href="/options">one photo under many options</a> \
+                of imgproxy's and thumbor's URLs.
+                """,
+            figures: figures, columnWidth: Self.box.width, figureBackground: "#22252b")
     }
 }

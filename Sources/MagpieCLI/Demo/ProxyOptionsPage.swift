@@ -4,7 +4,7 @@ import MagpieServer
 
 /// The `/options` page of `magpie demo --proxy`: one source under many options of both URL
 /// grammars the proxy answers, imgproxy's and thumbor's, each cell captioned with its URL's
-/// options. The same script as the gallery page marks each image rendered or broken.
+/// options, in the gallery page's frame (``ProxyDemoPage/document(title:introduction:figures:columnWidth:figureBackground:)``).
 struct ProxyOptionsPage {
     let source: URL
     let proxy: ImageProxy
@@ -42,28 +42,14 @@ struct ProxyOptionsPage {
             <figure><img src="\(path)" alt="\(grammar) \(options)"><figcaption><b>\(grammar)</b> <code>\(options)</code></figcaption></figure>
             """
         }
-        return """
-            <!doctype html>
-            <html lang="en"><head><meta charset="utf-8"><title>Magpie proxy options</title>
-            <style>
-            body { font: 13px system-ui, sans-serif; background: #16181c; color: #ddd; margin: 24px; }
-            main { display: grid; grid-template-columns: repeat(auto-fill, minmax(260px, 1fr)); gap: 16px; }
-            figure { margin: 0; background: repeating-conic-gradient(#2a2d33 0% 25%, #22252b 0% 50%) 50% / 16px 16px; padding: 8px;
-                     border-radius: 6px; text-align: center; }
-            figure.broken { outline: 2px solid #e55; }
-            img { max-width: 100%; height: auto; }
-            figcaption { margin-top: 6px; color: #9aa; word-break: break-all; }
-            </style></head>
-            <body data-rendered="">
-            <h1>One source, \(cells.count) URLs</h1>
-            <p>The same photo through imgproxy's options and thumbor's, both answered by this proxy on one port.
-            <a href="/">Back to the gallery</a>.</p>
-            <p id="status">Loading…</p>
-            <main>
-            \(figures.joined(separator: "\n"))
-            </main>
-            \(ProxyDemoPage.markRendered)
-            </body></html>
-            """
+        return ProxyDemoPage.document(
+            title: "One source, \(cells.count) URLs",
+            introduction: """
+                The same photo through imgproxy's options and thumbor's, both answered by this proxy on one port. \
+                <a href="/">Back to the gallery</a>.
+                """,
+            figures: figures, columnWidth: 260,
+            // A checkerboard, so transparent canvases and corners show.
+            figureBackground: "repeating-conic-gradient(#2a2d33 0% 25%, #22252b 0% 50%) 50% / 16px 16px")
     }
 }

@@ -115,3 +115,15 @@ extension Layout {
         return DecodedImage.Size(width: Int(width), height: Int(height))
     }
 }
+
+extension DecodingOptions {
+    /// These options with a ``layoutFirst`` that only scales the whole image down turned into
+    /// the thumbnail it decodes straight to and the whole image's size to report; unchanged
+    /// otherwise. One rule for the memory estimate, the pipeline and the decoder.
+    func resolvingLayout(for header: magpie_header) -> DecodingOptions {
+        guard thumbnail == nil, let layout = layoutFirst, let box = layout.decodeThumbnail(for: header) else { return self }
+        var resolved = self
+        (resolved.thumbnail, resolved.layoutFirst, resolved.resizeFirst, resolved.wholeSize) = (box, nil, nil, Layout.uprightSize(of: header))
+        return resolved
+    }
+}
