@@ -270,20 +270,7 @@ struct OptionParser: Sendable {
                 (layout.width, layout.height) = (0, 0)
                 options.layout = layout
             }
-            let padding = layout.padding
-            guard Double(padding.left + padding.right) * layout.dpr <= Double(limits.maximumDimension),
-                Double(padding.top + padding.bottom) * layout.dpr <= Double(limits.maximumDimension)
-            else {
-                throw .malformed("the padding would add more than \(limits.maximumDimension) pixels on a side")
-            }
-            let width = Int((Double(layout.width) * layout.dpr * layout.zoomX).rounded())
-            let height = Int((Double(layout.height) * layout.dpr * layout.zoomY).rounded())
-            guard width <= limits.maximumDimension, height <= limits.maximumDimension else {
-                throw .malformed("the output would be \(width)x\(height) pixels; at most \(limits.maximumDimension) on a side")
-            }
-            guard width * height <= limits.maximumOutputPixels else {
-                throw .malformed("the output would be \(width)x\(height) pixels; at most \(limits.maximumOutputPixels) in all")
-            }
+            try options.checkSize(limits)
             return options
         }
     }

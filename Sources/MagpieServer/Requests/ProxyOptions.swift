@@ -48,3 +48,24 @@ public struct ProxyOptions: Sendable, Hashable {
     /// Options that keep the source's size and format.
     public init() {}
 }
+
+extension ProxyOptions {
+    /// The box (times pixel ratio and zoom) and the padding within `limits`, so a URL asking for
+    /// more is a 400 before anything is fetched; both grammars check here.
+    func checkSize(_ limits: ProcessingLimits) throws(ProxyURLError) {
+        let padding = layout.padding
+        guard Double(padding.left + padding.right) * layout.dpr <= Double(limits.maximumDimension),
+            Double(padding.top + padding.bottom) * layout.dpr <= Double(limits.maximumDimension)
+        else {
+            throw .malformed("the padding would add more than \(limits.maximumDimension) pixels on a side")
+        }
+        let width = Int((Double(layout.width) * layout.dpr * layout.zoomX).rounded())
+        let height = Int((Double(layout.height) * layout.dpr * layout.zoomY).rounded())
+        guard width <= limits.maximumDimension, height <= limits.maximumDimension else {
+            throw .malformed("the output would be \(width)x\(height) pixels; at most \(limits.maximumDimension) on a side")
+        }
+        guard width * height <= limits.maximumOutputPixels else {
+            throw .malformed("the output would be \(width)x\(height) pixels; at most \(limits.maximumOutputPixels) in all")
+        }
+    }
+}

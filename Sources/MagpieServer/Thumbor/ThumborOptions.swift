@@ -10,9 +10,6 @@ extension ProxyOptions {
         self.init()
         var layout = Layout()
         (layout.width, layout.height) = (path.width, path.height)
-        guard path.width <= limits.maximumDimension, path.height <= limits.maximumDimension else {
-            throw .malformed("the output would be \(path.width)x\(path.height) pixels; at most \(limits.maximumDimension) on a side")
-        }
         let noUpscale = path.filters.contains { $0.name == "no_upscale" }
         switch path.fitting {
         case nil:
@@ -38,6 +35,7 @@ extension ProxyOptions {
         }
         self.layout = layout
         for filter in path.filters { try apply(filter, limits: limits) }
+        try checkSize(limits)
     }
 
     private mutating func apply(_ filter: ThumborPath.Filter, limits: ProcessingLimits) throws(ProxyURLError) {

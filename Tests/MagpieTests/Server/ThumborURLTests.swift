@@ -56,4 +56,15 @@ struct ThumborURLTests {
         #expect(!signer.isValid(signature, for: "300x201/127.0.0.1:9/g.png"))
         #expect(!ThumborSigner(keys: ["other"]).isValid(signature, for: "300x200/127.0.0.1:9/g.png"))
     }
+
+    /// The same size limits as imgproxy's URLs: a side, and the output in all.
+    @Test func sizesAreLimitedAsImgproxysAre() throws {
+        let limits = ProcessingLimits()
+        #expect(throws: ProxyURLError(status: 400, message: "the output would be 9000x100 pixels; at most 8192 on a side")) {
+            try ProxyOptions(thumbor: try ThumborPath("/unsafe/9000x100/example.com/a.jpg"), limits: limits)
+        }
+        #expect(throws: ProxyURLError(status: 400, message: "the output would be 8000x8000 pixels; at most 40000000 in all")) {
+            try ProxyOptions(thumbor: try ThumborPath("/unsafe/8000x8000/example.com/a.jpg"), limits: limits)
+        }
+    }
 }
