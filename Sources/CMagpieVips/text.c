@@ -34,3 +34,33 @@ magpie_status magpie_render_text(const char *text, int height_pixels, unsigned c
 }
 
 void magpie_free_text(unsigned char *mask) { g_free(mask); }
+
+magpie_status magpie_render_text_rgba(const char *markup, int font_pixels, unsigned char **pixels, int *width, int *height,
+                                      char *error, size_t error_length) {
+    *pixels = NULL;
+    *width = 0;
+    *height = 0;
+    VipsImage *rendered = NULL, *flat = NULL;
+    char font[64];
+    snprintf(font, sizeof font, "sans %d", font_pixels > 1 ? font_pixels : 1);
+    // Colours come from the markup; text without any is drawn black.
+    if (vips_text(&rendered, markup, "font", font, "dpi", 72, "rgba", TRUE, NULL) ||
+        vips_cast_uchar(rendered, &flat, NULL)) {
+        if (rendered) g_object_unref(rendered);
+        magpie_take_error(error, error_length, "could not render text");
+        return MAGPIE_STATUS_FAILED;
+    }
+    g_object_unref(rendered);
+    size_t size = 0;
+    void *bytes = flat->Bands == 4 ? vips_image_write_to_memory(flat, &size) : NULL;
+    *width = vips_image_get_width(flat);
+    *height = vips_image_get_height(flat);
+    g_object_unref(flat);
+    if (!bytes || size != (size_t)*width * *height * 4) {
+        g_free(bytes);
+        magpie_set_error(error, error_length, "unexpected text image layout");
+        return MAGPIE_STATUS_FAILED;
+    }
+    *pixels = bytes;
+    return MAGPIE_STATUS_OK;
+}

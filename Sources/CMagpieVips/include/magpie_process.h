@@ -100,6 +100,28 @@ typedef struct {
 magpie_status magpie_find_trim(const unsigned char *pixels, int width, int height, const magpie_trim_options *options,
                                int *left, int *top, int *kept_width, int *kept_height, char *error, size_t error_length);
 
+/// How `magpie_watermark` lays a mark over an image.
+typedef struct {
+    /// Where the mark's top-left corners go on each frame: every pairing of the `column_count`
+    /// lefts with the `row_count` tops (a grid; one of each for a single mark). Marks may reach
+    /// past the edges, which cut them; they should not overlap one another.
+    const int *lefts;
+    int column_count;
+    const int *tops;
+    int row_count;
+    /// Multiplies the mark's alpha, 0...1.
+    double opacity;
+    /// Repeat the mark across each frame from its centre instead of placing it once.
+    int tile;
+} magpie_watermark_options;
+
+/// Prepares the RGBA8 mark (`mark_width` x `mark_height`) composited over every frame of the
+/// RGBA8 bitmap `pixels` (as for `magpie_process`); both bitmaps must stay alive until the
+/// result is rendered.
+magpie_status magpie_watermark(const unsigned char *pixels, int width, int height, int frames, const unsigned char *mark,
+                               int mark_width, int mark_height, const magpie_watermark_options *options, magpie_image *result,
+                               char *error, size_t error_length);
+
 /// Whether every one of the `count` RGBA8 pixels has alpha 255.
 int magpie_is_opaque(const unsigned char *pixels, size_t count);
 

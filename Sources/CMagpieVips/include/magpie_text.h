@@ -13,4 +13,10 @@ magpie_status magpie_render_text(const char *text, int height_pixels, unsigned c
 
 void magpie_free_text(unsigned char *mask);
 
+/// Renders `markup` (Pango markup: colours, weights, sizes) as RGBA8 with straight alpha, in
+/// the system's sans-serif font of `font_pixels` pixels unless the markup says otherwise;
+/// text with no colour is black. Freed with `magpie_free_text`.
+magpie_status magpie_render_text_rgba(const char *markup, int font_pixels, unsigned char **pixels, int *width, int *height,
+                                      char *error, size_t error_length);
+
 #endif

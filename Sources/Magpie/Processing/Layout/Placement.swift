@@ -25,9 +25,10 @@ public enum Placement: Sendable, Hashable {
     /// The centre, without offsets.
     public static let centre = Placement.anchored(.centre)
 
-    /// Where an area of `inner` goes inside `outer`, its top-left corner, kept inside. `scale`
-    /// multiplies offsets given in pixels. Smart placements answer the centre.
-    func origin(outer: DecodedImage.Size, inner: DecodedImage.Size, scale: Double) -> (x: Int, y: Int) {
+    /// Where an area of `inner` goes inside `outer`, its top-left corner, kept inside (or, with
+    /// `allowsOverflow`, overlapping `outer` by at least a pixel). `scale` multiplies offsets
+    /// given in pixels. Smart placements answer the centre.
+    func origin(outer: DecodedImage.Size, inner: DecodedImage.Size, scale: Double, allowsOverflow: Bool = false) -> (x: Int, y: Int) {
         var left: Int
         var top: Int
         switch self {
@@ -35,7 +36,7 @@ public enum Placement: Sendable, Hashable {
             left = Rounding.scaleToEven(outer.width, x) - inner.width / 2
             top = Rounding.scaleToEven(outer.height, y) - inner.height / 2
         case .smart:
-            return Placement.centre.origin(outer: outer, inner: inner, scale: scale)
+            return Placement.centre.origin(outer: outer, inner: inner, scale: scale, allowsOverflow: allowsOverflow)
         case .anchored(let anchor, let x, let y):
             let offsetX = abs(x) >= 1 ? Int((x * scale).rounded(.toNearestOrEven)) : Rounding.scaleToEven(outer.width, x)
             let offsetY = abs(y) >= 1 ? Int((y * scale).rounded(.toNearestOrEven)) : Rounding.scaleToEven(outer.height, y)
@@ -45,6 +46,9 @@ public enum Placement: Sendable, Hashable {
             if anchor.touchesSouth { top = outer.height - inner.height - offsetY }
             if anchor.touchesWest { left = offsetX }
             if anchor.touchesEast { left = outer.width - inner.width - offsetX }
+        }
+        if allowsOverflow {
+            return (max(1 - inner.width, min(left, outer.width - 1)), max(1 - inner.height, min(top, outer.height - 1)))
         }
         return (max(0, min(left, outer.width - inner.width)), max(0, min(top, outer.height - inner.height)))
     }
