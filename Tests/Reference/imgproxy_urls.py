@@ -2,11 +2,14 @@
 """imgproxy URLs built by imgproxy's Python URL builder (PyPI `imgproxy`), with what imgproxy
 makes of each for a 1200x800 source, worked out by hand from imgproxy's documentation.
 
-usage: imgproxy_urls.py KEY_HEX SALT_HEX SOURCE_URL BORDERED_URL
-BORDERED_URL is the same source on a white 1400x1000 canvas at (100, 100), for trim.
-Prints a JSON list of {name, path, status, width, height, format, window, disposition}:
-window is the source rectangle [left, top, right, bottom] the output shows, where it says.
+usage: imgproxy_urls.py KEY_HEX SALT_HEX SOURCE_URL BORDERED_URL MARK_URL
+BORDERED_URL is the same source on a white 1400x1000 canvas at (100, 100), for trim. The
+operator's watermark is a 40x20 magenta image; MARK_URL serves a 20x20 cyan one.
+Prints a JSON list of {name, path, status, width, height, format, window, disposition, mark}:
+window is the source rectangle [left, top, right, bottom] the output shows, where it says; mark
+is the output rectangle a watermark covers and its colour there.
 """
+import base64
 import json
 import sys
 
@@ -22,7 +25,13 @@ def case(name, expected, gravity="ce", extension="", advanced=(), bordered=False
 
 
 def main():
-    key, salt, source, bordered_source = sys.argv[1:]
+    key, salt, source, bordered_source, mark_url = sys.argv[1:]
+    magenta, cyan = [255, 0, 255], [0, 255, 255]
+
+    def b64(text):
+        return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
+
+    fit = dict(resizing_type="fit", width=300, height=300)
     full = [0, 0, 1200, 800]
     cases = [
         # 1200/300 = 4 and 800/300 = 2.67: fit divides by the larger.
@@ -102,7 +111,23 @@ def main():
              resizing_type="fit", width=600, height=600),
         case("adjust", dict(width=300, height=200), advanced=["a:10:1.2:0.5", "br:5", "co:1.1", "sa:0.9"],
              resizing_type="fit", width=300, height=300),
-        case("watermark refused", dict(status=400, message="wm"), advanced=["wm:0.5"], resizing_type="fit", width=300, height=300),
+        # Watermarks on the 300x200 result. The operator's mark is 40x20; offsets move it inwards.
+        case("watermark north-west", dict(width=300, height=200, mark=[10, 5, 50, 25, *magenta]), advanced=["wm:1:nowe:10:5"], **fit),
+        case("watermark south-east", dict(width=300, height=200, mark=[260, 180, 300, 200, *magenta]), advanced=["watermark:1:soea"], **fit),
+        # Centred: left = round-half-even((300 - 40 + 1) / 2) = 130, top = round-half-even(181 / 2) = 90.
+        case("watermark centre", dict(width=300, height=200, mark=[130, 90, 170, 110, *magenta]), advanced=["wm:1:ce"], **fit),
+        # Scale 0.5: fitted in 150x100, so 150x75 (3.75 times); centred at round-half-even(151 / 2) = 76 and 126 / 2 = 63.
+        case("watermark scale", dict(width=300, height=200, mark=[76, 63, 226, 138, *magenta]), advanced=["wm:1:ce:0:0:0.5"], **fit),
+        # Tiled with 20 px across and 10 down between marks: 60x30 cells, 5 x 7 of them centred on
+        # 300x210 (5 px above the image), the mark 10 px into each: the second column's second row
+        # mark covers 70...110 x 30...50.
+        case("watermark repeated", dict(width=300, height=200, mark=[70, 30, 110, 50, *magenta]), advanced=["wm:1:re:20:10"], **fit),
+        # Half opacity over the gradient's top-left (0, 0, 128): (128, 0, 192).
+        case("watermark opacity", dict(width=300, height=200, blend=[0, 0, 128, 0, 192]), advanced=["wm:0.5:nowe"], **fit),
+        case("watermark url", dict(width=300, height=200, mark=[0, 0, 20, 20, *cyan]), advanced=["wm:1:nowe", "wmu:" + b64(mark_url)], **fit),
+        # Green text in the middle; its size is the font's, so only its colour is checked, at the centre.
+        case("watermark text", dict(width=300, height=200, tint=[0, 255, 0]),
+             advanced=["watermark_text:" + b64('<span foreground="#00ff00">MMMM</span>'), "wm:1:ce:0:0:0.8"], **fit),
     ]
     out = []
     for name, expected, gravity, extension, advanced, bordered, resize in cases:

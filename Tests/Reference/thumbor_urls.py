@@ -2,10 +2,11 @@
 """thumbor URLs built by libthumbor (PyPI), with what thumbor makes of each for a 1200x800
 source, worked out by hand from thumbor's transformer (auto_crop, fit_in_resize, resize).
 
-usage: thumbor_urls.py SECURITY_KEY SOURCE BORDERED_SOURCE
-SOURCE and BORDERED_SOURCE are host:port/path, as thumbor URLs carry them (the second is the same
-source on a white 1400x1000 canvas at 100, 100). Prints a JSON list of
-{name, path, status, width, height, format, window, corner, ...} as imgproxy_urls.py does.
+usage: thumbor_urls.py SECURITY_KEY SOURCE BORDERED_SOURCE MARK
+SOURCE, BORDERED_SOURCE and MARK are host:port/path, as thumbor URLs carry them (the second is
+the same source on a white 1400x1000 canvas at 100, 100; MARK a 40x20 magenta image). Prints a
+JSON list of {name, path, status, width, height, format, window, corner, mark, ...} as
+imgproxy_urls.py does.
 """
 import json
 import sys
@@ -14,7 +15,8 @@ from libthumbor import CryptoURL
 
 
 def main():
-    key, source, bordered = sys.argv[1:]
+    key, source, bordered, mark = sys.argv[1:]
+    magenta = [255, 0, 255]
     crypto = CryptoURL(key=key)
     full = [0, 0, 1200, 800]
     cases = [
@@ -65,7 +67,25 @@ def main():
          dict(width=600, height=400, format="jpeg", max_bytes=6000)),
         ("brightness and contrast", dict(width=300, height=200, filters=["brightness(10)", "contrast(20)"]), dict(width=300, height=200)),
         ("refused filter", dict(width=300, height=200, filters=["equalize()"]), dict(status=400, message="equalize")),
-        ("refused watermark", dict(width=300, height=200, filters=["watermark(a.png,0,0,50)"]), dict(status=400, message="watermark")),
+        # Watermarks on 300x200 (thumbor's watermark filter): x and y from the left and top, negative
+        # from the right and bottom, center rounds down.
+        ("watermark", dict(width=300, height=200, filters=[f"watermark({mark},10,5,0)"]), dict(width=300, height=200, mark=[10, 5, 50, 25, *magenta])),
+        ("watermark from the far edges", dict(width=300, height=200, filters=[f"watermark({mark},-10,-5,0)"]),
+         dict(width=300, height=200, mark=[250, 175, 290, 195, *magenta])),
+        ("watermark center", dict(width=300, height=200, filters=[f"watermark({mark},center,center,0)"]),
+         dict(width=300, height=200, mark=[130, 90, 170, 110, *magenta])),
+        # repeat: 300 // 40 = 7 marks, 20 px over, 20 // 6 = 3 px apart (the second at 43).
+        ("watermark repeat", dict(width=300, height=200, filters=[f"watermark({mark},repeat,5,0)"]),
+         dict(width=300, height=200, mark=[43, 5, 83, 25, *magenta])),
+        # Both ways: 200 // 20 = 10 rows with no gap; the fourth column's last row ends at 168, 199.
+        ("watermark repeat both", dict(width=300, height=200, filters=[f"watermark({mark},repeat,repeat,0)"]),
+         dict(width=300, height=200, blend=[168, 199, *magenta])),
+        # 10p of 300 = 30, 20p of 200 = 40; w_ratio 25: 75 wide, round(20 * 75 / 40) = 38 (37.5, to even) high.
+        ("watermark percent and ratio", dict(width=300, height=200, filters=[f"watermark({mark},10p,20p,0,25,none)"]),
+         dict(width=300, height=200, mark=[30, 40, 105, 78, *magenta])),
+        # alpha 50: half transparent over the gradient's top-left (0, 0, 128).
+        ("watermark alpha", dict(width=300, height=200, filters=[f"watermark({mark},0,0,50)"]),
+         dict(width=300, height=200, blend=[0, 0, 128, 0, 192])),
     ]
     out = []
     for name, options, expected in cases:

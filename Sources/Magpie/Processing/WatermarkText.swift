@@ -5,10 +5,15 @@ extension ImageProcessors.Watermark.Mark {
     /// page that would take seconds to lay out.
     public static let maximumTextBytes = 1024
 
+    /// What ``text(_:fontPixels:)`` names its mark, known before the text is drawn.
+    public static func textIdentifier(_ markup: String, fontPixels: Int = 24) -> String {
+        "text:\(fontPixels):" + DiskEntryFormat.sha256Hex(markup)
+    }
+
     /// A mark of `markup` (Pango markup, so `<span foreground="white">` or `<b>` work), drawn
     /// black unless the markup colours it, in the system's sans-serif font `fontPixels` high.
     public static func text(_ markup: String, fontPixels: Int = 24) throws(MagpieError) -> Self {
-        let identifier = "text:\(fontPixels):" + DiskEntryFormat.sha256Hex(markup)
+        let identifier = textIdentifier(markup, fontPixels: fontPixels)
         guard !markup.isEmpty, markup.utf8.count <= maximumTextBytes, !markup.utf8.contains(0) else {
             throw .processingFailed(processor: "magpie.watermark", reason: "a text mark is 1 to \(maximumTextBytes) bytes of text")
         }

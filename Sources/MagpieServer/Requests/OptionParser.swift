@@ -166,7 +166,53 @@ struct OptionParser: Sendable {
             try option.count(1...1, usage: "max_bytes takes a number of bytes")
             let bytes = try option.count(limit: Int(Int32.max))
             reading.options.maximumBytes = bytes == 0 ? nil : bytes
-        case "watermark", "wm", "preserve_hdr", "ph", "enforce_thumbnail", "eth",
+        case "watermark", "wm":
+            try option.count(1...5, usage: "watermark is wm:OPACITY:POSITION:X_OFFSET:Y_OFFSET:SCALE")
+            var watermark = WatermarkOptions()
+            watermark.opacity = try option.number(0, in: 0...1, what: "a watermark's opacity")
+            let offsets = try (1...2).map { index throws(ProxyURLError) in
+                option.has(index + 1) ? try option.number(index + 1, in: -100_000...100_000, what: "a watermark's offset") : 0
+            }
+            if option.has(1), option.values[1].lowercased() == "re" {
+                watermark.position = .tiled(spacingX: max(offsets[0], 0), spacingY: max(offsets[1], 0))
+            } else if option.has(1) {
+                guard let anchor = OptionValues.anchors[option.values[1].lowercased()] else {
+                    throw option.failure("a watermark's position is one of ce, no, so, ea, we, noea, nowe, soea, sowe, re")
+                }
+                watermark.position = .placed(.anchored(anchor, x: offsets[0], y: offsets[1]))
+            } else {
+                watermark.position = .placed(.anchored(.centre, x: offsets[0], y: offsets[1]))
+            }
+            if option.has(4) {
+                let scale = try option.number(4, in: 0...1, what: "a watermark's scale")
+                (watermark.scaleWidth, watermark.scaleHeight) = (scale, scale)
+            }
+            reading.watermark = watermark
+        case "watermark_url", "wmu":
+            try option.count(1...1, usage: "watermark_url is wmu:BASE64_URL")
+            guard option.has(0) else {
+                reading.mark = nil
+                return
+            }
+            guard let bytes = Base64URL.decode(option.values[0]), let text = String(bytes: bytes, encoding: .utf8),
+                let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? "")
+            else {
+                throw option.failure("the watermark's URL is URL-safe base64 of an http or https URL")
+            }
+            reading.mark = .url(url)
+        case "watermark_text", "wmt":
+            try option.count(1...1, usage: "watermark_text is wmt:BASE64_TEXT")
+            guard option.has(0) else {
+                reading.mark = nil
+                return
+            }
+            guard let bytes = Base64URL.decode(option.values[0]), let text = String(bytes: bytes, encoding: .utf8), !text.isEmpty,
+                bytes.count <= ImageProcessors.Watermark.Mark.maximumTextBytes, !bytes.contains(0)
+            else {
+                throw option.failure("the watermark's text is URL-safe base64 of 1 to \(ImageProcessors.Watermark.Mark.maximumTextBytes) bytes of UTF-8")
+            }
+            reading.mark = .text(text)
+        case "preserve_hdr", "ph", "enforce_thumbnail", "eth",
             "max_src_resolution", "msr", "max_src_file_size", "msfs", "max_animation_frames", "maf",
             "max_animation_frame_resolution", "mafr", "max_result_dimension", "mrd":
             throw ProxyURLError.malformed("the option '\(option.name)' is not supported by Magpie yet")
@@ -259,6 +305,9 @@ struct OptionParser: Sendable {
         var options = ProxyOptions()
         /// Magpie's `fit:crop`: the box is cut from the image rather than scaled to.
         var cropsToBox = false
+        /// `watermark` and the mark it lays, which may come in either order.
+        var watermark: WatermarkOptions?
+        var mark: WatermarkOptions.Mark?
 
         func finished(limits: ProcessingLimits) throws(ProxyURLError) -> ProxyOptions {
             var options = self.options
@@ -269,6 +318,11 @@ struct OptionParser: Sendable {
                     width: (Double(layout.width) * scale).rounded(), height: (Double(layout.height) * scale).rounded(), placement: nil)
                 (layout.width, layout.height) = (0, 0)
                 options.layout = layout
+            }
+            if var watermark, watermark.opacity > 0 {
+                // As in imgproxy, a mark of its own lays nothing without `watermark`.
+                watermark.mark = mark ?? .configured
+                options.watermark = watermark
             }
             try options.checkSize(limits)
             return options

@@ -29,6 +29,8 @@ public struct ProxyOptions: Sendable, Hashable {
     public var processing: [String: [String]] = [:]
     /// Flattens transparency onto this colour whatever the output format.
     public var background: Colour?
+    /// A mark laid over the result, last.
+    public var watermark: WatermarkOptions?
     /// Clockwise degrees the result is turned by after everything else (thumbor's `rotate`
     /// filter, which turns after the resize).
     public var turn = 0

@@ -4,12 +4,16 @@ import Magpie
 /// How the options become the pipeline's request: one ``Magpie/ImageProcessors/Layout`` (which
 /// lets the decoder shrink large JPEGs and WebPs on load, so a 256 px thumbnail of a 12 MP photo
 /// never exists at full size) with the shared processors as its filters, then a flatten when a
-/// background is asked for.
+/// background is asked for, then the watermark.
 struct RenderPlan: Sendable {
     let processors: [any ImageProcessing]
     let firstFrameOnly: Bool
+    /// Laid last, once its mark is known (``imageRequest(for:mark:)``).
+    let watermark: WatermarkOptions?
+    let offsetScale: Double
 
-    init(_ options: ProxyOptions, limits: ProcessingLimits) throws(ProxyURLError) {
+    /// `watermarkOpacity` is the operator's, multiplying the URL's.
+    init(_ options: ProxyOptions, limits: ProcessingLimits, watermarkOpacity: Double = 1) throws(ProxyURLError) {
         var filters: [any ImageProcessing] = []
         for option in ProcessingOption.all {
             guard let values = options.processing[option.name] else { continue }
@@ -32,10 +36,21 @@ struct RenderPlan: Sendable {
         }
         self.processors = processors
         firstFrameOnly = options.firstFrame
+        var watermark = options.watermark
+        watermark?.opacity *= watermarkOpacity
+        self.watermark = watermark
+        offsetScale = options.layout.dpr
     }
 
-    /// What the pipeline is asked to load for `source`.
-    func imageRequest(for source: URL) -> ImageRequest {
-        ImageRequest(url: source, processors: processors, options: firstFrameOnly ? [.firstFrameOnly] : [])
+    /// What the pipeline is asked to load for `source`, with `mark` laid as ``watermark`` says.
+    func imageRequest(for source: URL, mark: ImageProcessors.Watermark.Mark? = nil) -> ImageRequest {
+        var processors = processors
+        if let watermark, let mark {
+            processors.append(
+                ImageProcessors.Watermark(
+                    mark: mark, opacity: watermark.opacity, position: watermark.position, scaleWidth: watermark.scaleWidth,
+                    scaleHeight: watermark.scaleHeight, offsetScale: offsetScale))
+        }
+        return ImageRequest(url: source, processors: processors, options: firstFrameOnly ? [.firstFrameOnly] : [])
     }
 }

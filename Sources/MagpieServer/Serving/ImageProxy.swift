@@ -130,7 +130,10 @@ public final class ImageProxy: Sendable {
 
     /// What a pending request needs done, from its URL and headers.
     fileprivate struct Work: Sendable {
-        let request: ImageRequest
+        var request: ImageRequest
+        /// A watermark's mark still to be fetched or drawn, and the plan that lays it.
+        let pendingMark: WatermarkOptions.Mark?
+        let plan: RenderPlan
         let encoding: EncodingRequest
         /// Serve the source's bytes as they are: always (`raw`), or when it is in one of these
         /// formats (`skip_processing`).
@@ -195,17 +198,21 @@ public final class ImageProxy: Sendable {
                 if path.meta { throw ProxyURLError.malformed("thumbor's meta/ is not supported yet") }
                 (options, source, sourceStem) = (try ProxyOptions(thumbor: path, limits: configuration.limits), path.source, "image")
             }
-            let plan = try RenderPlan(options, limits: configuration.limits)
+            let plan = try RenderPlan(options, limits: configuration.limits, watermarkOpacity: configuration.watermarkOpacity)
             if case .failure(let refusal) = Result(catching: { () throws(MagpieError) in try configuration.sources.check(source) }) {
                 throw ProxyURLError.forbidden(refusal.description)
             }
-            let imageRequest = plan.imageRequest(for: source)
+            let (mark, pendingMark) = try watermarkMark(options.watermark)
+            // A mark to fetch or draw is not needed to name the result, only to make it: the key
+            // is made with its identifier on a stand-in, so a memory hit costs no fetch.
+            let imageRequest = plan.imageRequest(
+                for: source, mark: mark ?? pendingMark.map { .init(identifier: markIdentifier($0), image: Self.markStandIn) })
             let encoding = FormatNegotiation.encoding(
                 for: options.format, accept: request.headers["accept"], quality: options.quality ?? configuration.defaultQuality,
                 formatQuality: configuration.formatQuality.merging(options.formatQuality) { $1 }, maximumBytes: options.maximumBytes)
             let key = pipeline.configuration.encodedImageKey(for: imageRequest, encoding: encoding)
             let work = Work(
-                request: imageRequest, encoding: encoding, servesSourceAlways: options.raw, servesSourceIn: options.skipProcessing,
+                request: imageRequest, pendingMark: pendingMark, plan: plan, encoding: encoding, servesSourceAlways: options.raw, servesSourceIn: options.skipProcessing,
                 filename: options.filename ?? sourceStem, attachment: options.returnAttachment,
                 sourceKey: pipeline.configuration.cacheKey(source), variant: key.variant,
                 varies: options.format == .auto, cacheTag: Validators.cacheTag(for: source))
@@ -228,6 +235,7 @@ public final class ImageProxy: Sendable {
 
     private func answer(_ work: Work, _ request: ProxyRequest) async -> Answer {
         var timings = StageTimings()
+        var work = work
         do {
             if work.servesSourceAlways || !work.servesSourceIn.isEmpty {
                 let original = try await timings.measure(.download) { () throws(MagpieError) in try await pipeline.data(for: work.request) }
@@ -242,6 +250,9 @@ public final class ImageProxy: Sendable {
                 let original = try await timings.measure(.download) { () throws(MagpieError) in try await pipeline.data(for: work.request) }
                 let etag = work.etag(sourceValidator: EncodedImage.validator(of: original.data, metadata: original.metadata))
                 if Validators.matches(ifNoneMatch, etag) { return (notModified(etag: etag, work: work), timings, nil) }
+            }
+            if let pending = work.pendingMark {
+                work.request = work.plan.imageRequest(for: work.request.url, mark: try await markImage(pending))
             }
             // Requests joining work already running take no slot: only new work is admitted.
             let admitted = !pipeline.isEncoding(work.request, encoding: work.encoding)
@@ -279,6 +290,51 @@ public final class ImageProxy: Sendable {
             throw ProxyURLError(status: 404, message: "no image URL is served under this path")
         }
         return (URLGrammar(path), path)
+    }
+
+    // MARK: - Watermarks
+
+    /// A 1x1 transparent pixel: the mark's pixels in a request only used for its key.
+    private static let markStandIn = DecodedImage(width: 1, height: 1, pixels: [0, 0, 0, 0])
+
+    /// The mark ready now (the operator's image), or the one to fetch or draw when answering.
+    private func watermarkMark(_ watermark: WatermarkOptions?) throws(ProxyURLError) -> (ImageProcessors.Watermark.Mark?, WatermarkOptions.Mark?) {
+        guard let watermark else { return (nil, nil) }
+        switch watermark.mark {
+        case .configured:
+            if let mark = configuration.watermark { return (mark, nil) }
+            if let url = configuration.watermarkURL { return (nil, .url(url)) }
+            throw .malformed("the URL asks for the operator's watermark, and none is configured (IMGPROXY_WATERMARK_PATH)")
+        case .url(let url):
+            if case .failure(let refusal) = Result(catching: { () throws(MagpieError) in try configuration.sources.check(url) }) {
+                throw .forbidden("the watermark: \(refusal.description)")
+            }
+            return (nil, watermark.mark)
+        case .text:
+            return (nil, watermark.mark)
+        }
+    }
+
+    private func markIdentifier(_ mark: WatermarkOptions.Mark) -> String {
+        switch mark {
+        case .configured: "configured"
+        case .url(let url): "url:" + pipeline.configuration.cacheKey(url)
+        case .text(let text): ImageProcessors.Watermark.Mark.textIdentifier(text)
+        }
+    }
+
+    /// Fetches (through the pipeline and its caches, under the source rules) or draws a mark.
+    private func markImage(_ mark: WatermarkOptions.Mark) async throws(MagpieError) -> ImageProcessors.Watermark.Mark {
+        switch mark {
+        case .url(let url):
+            let response = try await pipeline.image(for: ImageRequest(url: url, options: [.firstFrameOnly]))
+            return .init(identifier: markIdentifier(mark), image: response.container.image)
+        case .configured:
+            // Resolved to the operator's image or URL before any work is pending.
+            throw .processingFailed(processor: "magpie.watermark", reason: "no watermark is configured")
+        case .text(let text):
+            return try .text(text)
+        }
     }
 
     private func checkThumborSignature(_ signature: String, for signedPart: String) throws(ProxyURLError) {

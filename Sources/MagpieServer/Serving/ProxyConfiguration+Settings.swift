@@ -21,7 +21,10 @@ extension ProxyConfiguration {
     /// | `imgproxy.format.quality` | `IMGPROXY_FORMAT_QUALITY` | `jpeg=80,webp=75` |
     /// | `imgproxy.presets` | `IMGPROXY_PRESETS` | `name=rs:fill:300:300/q:70,...` |
     /// | `imgproxy.allowed.sources` | `IMGPROXY_ALLOWED_SOURCES` | `https://images.example.com/,...` |
-    /// | `imgproxy.watermark.path` | `IMGPROXY_WATERMARK_PATH` | refused: no watermarks yet |
+    /// | `imgproxy.watermark.path` | `IMGPROXY_WATERMARK_PATH` | ``watermark``, an image file |
+    /// | `imgproxy.watermark.data` | `IMGPROXY_WATERMARK_DATA` | ``watermark``, base64 of an image |
+    /// | `imgproxy.watermark.url` | `IMGPROXY_WATERMARK_URL` | ``watermarkURL`` |
+    /// | `imgproxy.watermark.opacity` | `IMGPROXY_WATERMARK_OPACITY` | ``watermarkOpacity``, 0 to 1 |
     /// | `security.key` | `SECURITY_KEY` | thumbor's key (``thumborSecurityKeys``) |
     public mutating func read(_ settings: ConfigReader) throws(ProxyConfigurationError) {
         try readKeys(settings)
@@ -63,8 +66,41 @@ extension ProxyConfiguration {
         if let prefixes = settings.stringArray(forKey: "imgproxy.allowed.sources"), !prefixes.isEmpty {
             sources = SourcePolicy(allowedHosts: try prefixes.map { prefix throws(ProxyConfigurationError) in try Self.host(ofSource: prefix) })
         }
+        try readWatermark(settings)
+    }
+
+    private mutating func readWatermark(_ settings: ConfigReader) throws(ProxyConfigurationError) {
         if let path = settings.string(forKey: "imgproxy.watermark.path"), !path.isEmpty {
-            throw Self.invalid("IMGPROXY_WATERMARK_PATH", "names a watermark, and Magpie has no watermarks yet")
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw Self.invalid("IMGPROXY_WATERMARK_PATH", "names a file that cannot be read: \(path)")
+            }
+            watermark = try Self.mark(Array(data), setting: "IMGPROXY_WATERMARK_PATH", limits: pipeline)
+        }
+        if let text = settings.string(forKey: "imgproxy.watermark.data"), !text.isEmpty {
+            guard let data = Data(base64Encoded: text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+                throw Self.invalid("IMGPROXY_WATERMARK_DATA", "is base64 of an image")
+            }
+            watermark = try Self.mark(Array(data), setting: "IMGPROXY_WATERMARK_DATA", limits: pipeline)
+        }
+        if let text = settings.string(forKey: "imgproxy.watermark.url"), !text.isEmpty {
+            guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? "") else {
+                throw Self.invalid("IMGPROXY_WATERMARK_URL", "is an http or https URL")
+            }
+            watermarkURL = url
+        }
+        if let opacity = settings.double(forKey: "imgproxy.watermark.opacity") {
+            guard (0...1).contains(opacity) else { throw Self.invalid("IMGPROXY_WATERMARK_OPACITY", "is 0 to 1") }
+            watermarkOpacity = opacity
+        }
+    }
+
+    /// The operator's mark, decoded once at start, named by its bytes' digest.
+    private static func mark(_ bytes: [UInt8], setting: String, limits: ImagePipeline.Configuration) throws(ProxyConfigurationError) -> ImageProcessors.Watermark.Mark {
+        do {
+            let image = try VipsDecoder().decode(bytes, thumbnail: nil, maximumPixels: limits.maximumPixels)
+            return ImageProcessors.Watermark.Mark(identifier: "data:" + DiskEntryFormat.sha256Hex(bytes), image: image)
+        } catch {
+            throw invalid(setting, "is not an image Magpie can decode: \(error.description)")
         }
     }
 

@@ -36,6 +36,13 @@ public struct ProxyConfiguration: Sendable {
     public var presets: [String: String] = [:]
     /// Caps on what a URL can ask for.
     public var limits = ProcessingLimits()
+    /// The operator's watermark, laid where a URL says `wm` (`IMGPROXY_WATERMARK_PATH` or
+    /// `IMGPROXY_WATERMARK_DATA`).
+    public var watermark: ImageProcessors.Watermark.Mark?
+    /// The operator's watermark fetched from a URL instead (`IMGPROXY_WATERMARK_URL`).
+    public var watermarkURL: URL?
+    /// Multiplies every watermark's opacity (`IMGPROXY_WATERMARK_OPACITY`).
+    public var watermarkOpacity = 1.0
     /// JPEG, WebP and AVIF quality when the URL gives none.
     public var defaultQuality = 80
     /// Quality for particular output formats, over ``defaultQuality`` (imgproxy's

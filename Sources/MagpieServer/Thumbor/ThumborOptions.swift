@@ -108,11 +108,42 @@ extension ProxyOptions {
                 parts[1] = String(Double((amount + 100) * (amount + 100) / 100) / 100)
             }
             processing["adjust"] = parts
-        case "watermark", "focal", "equalize", "noise", "saturation", "rgb", "convolution",
+        case "watermark":
+            guard (4...6).contains(arguments.count), let x = Self.alignment(arguments[1]), let y = Self.alignment(arguments[2]) else {
+                throw failure("watermark(URL,X,Y,ALPHA[,W_RATIO,H_RATIO]); X and Y are pixels (negative from the far edge), Np, center or repeat")
+            }
+            var mark = WatermarkOptions()
+            mark.mark = .url(try ThumborPath.source(arguments[0]))
+            mark.position = .aligned(x: x, y: y)
+            // Thumbor's alpha is how transparent the mark is, in percent.
+            mark.opacity = 1 - (try number(3, 0...100, "watermark's alpha is 0 (opaque) to 100 (invisible)")) / 100
+            for index in 4..<arguments.count where arguments[index] != "none" {
+                let ratio = try number(index, 0...100, "watermark's W_RATIO and H_RATIO are 0 to 100 percent, or none") / 100
+                if index == 4 { mark.scaleWidth = ratio } else { mark.scaleHeight = ratio }
+            }
+            watermark = mark.opacity > 0 ? mark : nil
+        case "focal", "equalize", "noise", "saturation", "rgb", "convolution",
             "extract_focal", "cover", "curve", "upscale", "max_age", "stretch", "autojpg", "blur_faces", "red_eye":
             throw .malformed("thumbor's filter '\(filter.name)' is not supported by Magpie yet")
         default:
             throw .malformed("unknown thumbor filter '\(filter.name)'")
+        }
+    }
+
+    /// A watermark's position along one axis: `N` pixels from the start, `-N` from the end,
+    /// `Np` percent of the side, `center` or `repeat`.
+    private static func alignment(_ text: String) -> ImageProcessors.Watermark.Alignment? {
+        switch text {
+        case "center": return .centre
+        case "repeat": return .repeated
+        default:
+            let fromEnd = text.hasPrefix("-")
+            var digits = fromEnd ? text.dropFirst() : Substring(text)
+            let percent = digits.hasSuffix("p")
+            if percent { digits = digits.dropLast() }
+            guard !digits.isEmpty, digits.count <= 6, digits.utf8.allSatisfy { (48...57).contains($0) }, let value = Int(digits) else { return nil }
+            let offset: ImageProcessors.Watermark.Offset = percent ? .percent(Double(value)) : .pixels(value)
+            return fromEnd ? .end(offset) : .start(offset)
         }
     }
 

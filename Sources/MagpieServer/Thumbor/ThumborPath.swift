@@ -151,7 +151,8 @@ public struct ThumborPath: Sendable, Hashable {
         return filters
     }
 
-    private static func source(_ text: String) throws(ProxyURLError) -> URL {
+    /// A source as thumbor's HTTP loader reads it; also a watermark's.
+    static func source(_ text: String) throws(ProxyURLError) -> URL {
         guard !text.isEmpty else { throw .malformed("no image after the options") }
         guard var decoded = text.removingPercentEncoding else { throw .malformed("the image '\(text)' is not valid percent-encoding") }
         // A proxy in front may have merged the scheme's two slashes.

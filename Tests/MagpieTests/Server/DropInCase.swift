@@ -32,10 +32,17 @@ struct DropInCase: Decodable, Sendable, CustomTestStringConvertible {
     let transparentCorner: Bool?
     /// The answer is at most this many bytes.
     let maxBytes: Int?
+    /// `[left, top, right, bottom, red, green, blue]`: a watermark covers that output rectangle
+    /// in that colour, and not the pixels just outside it.
+    let mark: [Int]?
+    /// A colour found near the output's centre (a text watermark).
+    let tint: [Int]?
+    /// `[x, y, red, green, blue]`: the colour of one output pixel (a mark blended over the image).
+    let blend: [Int]?
     var testDescription: String { name }
 
     enum CodingKeys: String, CodingKey {
-        case name, path, status, message, width, height, format, window, canvas, corner, background, disposition, original, grey
+        case name, path, status, message, width, height, format, window, canvas, corner, background, disposition, original, grey, mark, tint, blend
         case transparentCorner = "transparent_corner"
         case maxBytes = "max_bytes"
     }
@@ -63,6 +70,23 @@ struct DropInCase: Decodable, Sendable, CustomTestStringConvertible {
     /// The source point an output pixel shows, read back from its colour.
     static func sourcePoint(_ pixel: (red: UInt8, green: UInt8, blue: UInt8, alpha: UInt8)) -> (x: Double, y: Double) {
         (Double(pixel.red) * Double(size.width - 1) / 255, Double(pixel.green) * Double(size.height - 1) / 255)
+    }
+
+    static func close(_ pixel: (red: UInt8, green: UInt8, blue: UInt8, alpha: UInt8), _ colour: [Int], within tolerance: Int) -> Bool {
+        abs(Int(pixel.red) - colour[0]) <= tolerance && abs(Int(pixel.green) - colour[1]) <= tolerance && abs(Int(pixel.blue) - colour[2]) <= tolerance
+    }
+
+    private func checkMark(_ mark: [Int], in image: DecodedImage) {
+        let (left, top, right, bottom, colour) = (mark[0], mark[1], mark[2], mark[3], Array(mark[4...]))
+        // Its four corner pixels in the colour (JPEG-free PNG output: within rounding).
+        for (x, y) in [(left, top), (right - 1, top), (left, bottom - 1), (right - 1, bottom - 1)] {
+            #expect(Self.close(image.pixel(x: x, y: y), colour, within: 3), "\(name): the mark at \(x),\(y) is \(image.pixel(x: x, y: y))")
+        }
+        // And not one pixel beyond each side, where the image has one.
+        let outside = [(left - 1, top), (right, top), (left, top - 1), (left, bottom)].filter { $0.0 >= 0 && $0.0 < image.width && $0.1 >= 0 && $0.1 < image.height }
+        for (x, y) in outside {
+            #expect(!Self.close(image.pixel(x: x, y: y), colour, within: 3), "\(name): the mark reaches \(x),\(y)")
+        }
     }
 
     static func cases(script: String, _ arguments: [String]) throws -> [DropInCase] {
@@ -124,6 +148,17 @@ struct DropInCase: Decodable, Sendable, CustomTestStringConvertible {
                 if red != green || green != blue { coloured += 1 }
             }
             #expect(coloured == 0, "\(name): grey")
+        }
+        if let mark { checkMark(mark, in: image) }
+        if let blend {
+            let pixel = image.pixel(x: blend[0], y: blend[1])
+            #expect(Self.close(pixel, Array(blend[2...]), within: 3), "\(name): \(pixel) at \(blend[0]),\(blend[1])")
+        }
+        if let tint {
+            let near = (image.height / 3..<image.height * 2 / 3).contains { y in
+                (image.width / 3..<image.width * 2 / 3).contains { x in Self.close(image.pixel(x: x, y: y), tint, within: 40) }
+            }
+            #expect(near, "\(name): \(tint) near the centre")
         }
         if transparentCorner == true { #expect(image.pixel(x: 0, y: 0).alpha == 0, "\(name): a transparent corner") }
     }

@@ -33,6 +33,23 @@ struct ProxyOperatorSettingsTests {
         #expect(configuration.thumborSecurityKeys == ["MY_SECURE_KEY"], "thumbor's key")
     }
 
+    @Test func theOperatorsWatermarkIsReadOnceFromItsFile() throws {
+        let mark = DecodedImage(width: 8, height: 4, pixels: Array([[UInt8]](repeating: [255, 0, 255, 255], count: 32).joined()))
+        let png = try ImageEncoder().encode(mark, as: .png)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("magpie-wm-\(UUID().uuidString).png")
+        try Data(png).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let fromPath = try Self.read(["IMGPROXY_WATERMARK_PATH": file.path, "IMGPROXY_WATERMARK_OPACITY": "0.5"])
+        let image = try #require(fromPath.watermark?.image)
+        #expect(image.width == 8 && image.pixel(x: 0, y: 0) == (255, 0, 255, 255))
+        #expect(fromPath.watermarkOpacity == 0.5)
+        let fromData = try Self.read(["IMGPROXY_WATERMARK_DATA": Data(png).base64EncodedString()])
+        // Named by the bytes, so the same image from either setting is one cache key.
+        #expect(fromData.watermark?.identifier == fromPath.watermark?.identifier)
+        let fromURL = try Self.read(["IMGPROXY_WATERMARK_URL": "https://cdn.example.com/wm.png"])
+        #expect(fromURL.watermarkURL?.absoluteString == "https://cdn.example.com/wm.png" && fromURL.watermark == nil)
+    }
+
     @Test func magpiesOwnKeysComeFirstAndUnsetSettingsKeepTheirDefaults() throws {
         let configuration = try Self.read([
             "MAGPIE_PROXY_KEY": "a1b2", "MAGPIE_PROXY_SALT": "c3d4", "IMGPROXY_KEY": "6b6579", "IMGPROXY_SALT": "73616c74",
@@ -53,7 +70,11 @@ struct ProxyOperatorSettingsTests {
         (["IMGPROXY_ALLOWED_SOURCES": "https://example.com/images/"],
          "IMGPROXY_ALLOWED_SOURCES names hosts for Magpie (https://images.example.com/); 'https://example.com/images/' has a path"),
         (["IMGPROXY_ALLOWED_SOURCES": "s3://bucket/"], "IMGPROXY_ALLOWED_SOURCES allows http and https sources only; 's3://bucket/' is neither"),
-        (["IMGPROXY_WATERMARK_PATH": "/etc/wm.png"], "IMGPROXY_WATERMARK_PATH names a watermark, and Magpie has no watermarks yet"),
+        (["IMGPROXY_WATERMARK_PATH": "/nonexistent/wm.png"], "IMGPROXY_WATERMARK_PATH names a file that cannot be read: /nonexistent/wm.png"),
+        (["IMGPROXY_WATERMARK_DATA": "bm90IGFuIGltYWdl"],
+         "IMGPROXY_WATERMARK_DATA is not an image Magpie can decode: Not a supported image: the data is not a JPEG, PNG, WebP, AVIF, GIF or HEIF image."),
+        (["IMGPROXY_WATERMARK_URL": "file:///etc/wm.png"], "IMGPROXY_WATERMARK_URL is an http or https URL"),
+        (["IMGPROXY_WATERMARK_OPACITY": "1.5"], "IMGPROXY_WATERMARK_OPACITY is 0 to 1"),
     ])
     func unusableSettingsAreRefusedByName(variables: [String: String], message: String) {
         #expect(throws: ProxyConfigurationError(message: message)) { try Self.read(variables) }

@@ -34,7 +34,15 @@ struct ProxyURLTests {
     /// The name the proxy's result is kept and validated under (beside the source's key).
     static func key(_ segments: [String], accept: String? = nil) throws -> String {
         let options = try parser.parse(segments)
-        let request = try RenderPlan(options, limits: ProcessingLimits()).imageRequest(for: URL(string: "https://example.com/a.jpg")!)
+        // The proxy names a mark by its source before fetching or drawing it.
+        let mark = options.watermark.map { watermark -> ImageProcessors.Watermark.Mark in
+            switch watermark.mark {
+            case .configured: .init(identifier: "configured", image: DecodedImage(width: 1, height: 1, pixels: [0, 0, 0, 0]))
+            case .url(let url): .init(identifier: "url:\(url)", image: DecodedImage(width: 1, height: 1, pixels: [0, 0, 0, 0]))
+            case .text(let text): .init(identifier: ImageProcessors.Watermark.Mark.textIdentifier(text), image: DecodedImage(width: 1, height: 1, pixels: [0, 0, 0, 0]))
+            }
+        }
+        let request = try RenderPlan(options, limits: ProcessingLimits()).imageRequest(for: URL(string: "https://example.com/a.jpg")!, mark: mark)
         let encoding = FormatNegotiation.encoding(
             for: options.format, accept: accept, quality: options.quality ?? 80, formatQuality: options.formatQuality,
             maximumBytes: options.maximumBytes)
@@ -48,6 +56,7 @@ struct ProxyURLTests {
         ["ff:1"], ["circle:1"], ["grayscale:1"], ["bl:0"], ["r:0"], ["sh:1"], ["pix:4"], ["rt:force"], ["mw:300"], ["mh:300"],
         ["z:2"], ["el:1"], ["ex:1"], ["exar:1"], ["c:100:50"], ["pd:4"], ["rot:90"], ["fl:1"], ["bg:ff0000"], ["fq:webp:50"],
         ["g:fp:0.2:0.3"], ["g:no:10:5"], ["mb:5000"], ["t:10"], ["a:10"], ["br:5"], ["co:1.2"], ["sa:0.5"],
+        ["wm:0.5"], ["wm:1:re"], ["wm:1:ce:0:0:0.5"], ["wm:1", "wmt:TWFncGll"], ["wm:1", "wmu:aHR0cHM6Ly9leGFtcGxlLmNvbS93LnBuZw"],
     ]
 
     @Test(arguments: changes)
@@ -130,7 +139,11 @@ struct ProxyURLTests {
         (["el:maybe"], "option 'el:maybe': 'maybe' is not 1 (true) or 0 (false)"),
         (["bg:12"], "option 'bg:12': a background is bg:RRGGBB in hex or bg:R:G:B"),
         (["ar:0"], "option 'ar:0': Magpie always applies the EXIF orientation; auto_rotate:0 is not supported"),
-        (["wm:0.5"], "the option 'wm' is not supported by Magpie yet"),
+        (["wm:2"], "option 'wm:2': a watermark's opacity is a number from 0 to 1"),
+        (["wm:1:up"], "option 'wm:1:up': a watermark's position is one of ce, no, so, ea, we, noea, nowe, soea, sowe, re"),
+        (["wm:1:ce:0:0:3"], "option 'wm:1:ce:0:0:3': a watermark's scale is a number from 0 to 1"),
+        (["wmu:ZmlsZTovLy9ldGMvcGFzc3dk"], "option 'wmu:ZmlsZTovLy9ldGMvcGFzc3dk': the watermark's URL is URL-safe base64 of an http or https URL"),
+        (["wmt:!!"], "option 'wmt:!!': the watermark's text is URL-safe base64 of 1 to 1024 bytes of UTF-8"),
         (["bogus:2"], "unknown option 'bogus' in 'bogus:2'"),
         (["pr:nope"], "option 'pr:nope': no preset named 'nope'"),
         (["s:8000:8000", "dpr:2"], "the output would be 16000x16000 pixels; at most 8192 on a side"),
