@@ -87,6 +87,20 @@ def main():
         ("watermark alpha", dict(width=300, height=200, filters=[f"watermark({mark},0,0,50)"]),
          dict(width=300, height=200, blend=[0, 0, 128, 0, 192])),
     ]
+    # meta/: thumbor's JSON, as its JSON engine writes it for these operations (keys sorted).
+    def meta(operations, target, url=source):
+        body = {"thumbor": {"source": {"url": "http://" + url, "width": 1200, "height": 800, "frameCount": 1},
+                            "operations": operations, "target": {"width": target[0], "height": target[1]}}}
+        return dict(json=json.dumps(body, sort_keys=True, separators=(",", ":")))
+    cases += [
+        ("meta square", dict(width=300, height=300, meta=True),
+         meta([{"type": "crop", "left": 200, "top": 0, "right": 1000, "bottom": 800},
+               {"type": "resize", "width": 300, "height": 300}], (300, 300))),
+        ("meta fit-in", dict(width=300, height=300, fit_in=True, meta=True), meta([{"type": "resize", "width": 300, "height": 200}], (300, 200))),
+        ("meta manual crop and flip", dict(width=300, crop=((100, 100), (700, 500)), flip=True, meta=True),
+         meta([{"type": "crop", "left": 100, "top": 100, "right": 700, "bottom": 500},
+               {"type": "resize", "width": 300, "height": 200}, {"type": "flip_horizontally"}], (300, 200))),
+    ]
     out = []
     for name, options, expected in cases:
         options = dict(options)

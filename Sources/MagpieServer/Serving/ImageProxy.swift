@@ -130,6 +130,16 @@ public final class ImageProxy: Sendable {
 
     /// What a pending request needs done, from its URL and headers.
     fileprivate struct Work: Sendable {
+        /// An image, or JSON about the source.
+        enum Reply: Sendable {
+            case image
+            /// imgproxy's `/info`.
+            case info(InfoOptions)
+            /// thumbor's `meta/`, for these options.
+            case meta(ProxyOptions)
+        }
+
+        var reply = Reply.image
         var request: ImageRequest
         /// A watermark's mark still to be fetched or drawn, and the plan that lays it.
         let pendingMark: WatermarkOptions.Mark?
@@ -176,27 +186,35 @@ public final class ImageProxy: Sendable {
 
     private func prepare(_ request: ProxyRequest) -> Preparation {
         do throws(ProxyURLError) {
-            let (grammar, pathOnly) = try grammar(of: Self.pathOnly(request.path))
+            var (grammar, pathOnly) = try grammar(of: Self.pathOnly(request.path))
+            // imgproxy's `/info/<signature>/<info options>/<source>`: signed after `/info`.
+            let asksInfo = grammar == .imgproxy && pathOnly.hasPrefix("/info/")
+            if asksInfo { pathOnly = String(pathOnly.dropFirst("/info".count)) }
             // The signature first: nothing it covers is read before it is known to be valid.
             let (signature, signedPart) = try ProxyPath.signed(pathOnly)
-            let options: ProxyOptions
+            var options: ProxyOptions
             let source: URL
             let sourceStem: String
+            var reply = Work.Reply.image
             switch grammar {
             case .imgproxy:
                 try checkSignature(signature, for: signedPart)
                 let path = try ProxyPath(pathOnly)
-                var read = try parser.parse(path.optionSegments)
-                if let fileExtension = path.sourceExtension, !read.raw {
-                    // The extension is the last word on the format, as imgproxy reads it.
-                    read = try parser.parse(path.optionSegments + ["f:" + fileExtension])
+                if asksInfo {
+                    (reply, options) = (.info(try InfoOptions(path.optionSegments)), ProxyOptions())
+                } else {
+                    options = try parser.parse(path.optionSegments)
+                    if let fileExtension = path.sourceExtension, !options.raw {
+                        // The extension is the last word on the format, as imgproxy reads it.
+                        options = try parser.parse(path.optionSegments + ["f:" + fileExtension])
+                    }
                 }
-                (options, source, sourceStem) = (read, path.source, path.sourceStem)
+                (source, sourceStem) = (path.source, path.sourceStem)
             case .thumbor:
                 try checkThumborSignature(signature, for: String(signedPart.dropFirst()))
                 let path = try ThumborPath(pathOnly)
-                if path.meta { throw ProxyURLError.malformed("thumbor's meta/ is not supported yet") }
                 (options, source, sourceStem) = (try ProxyOptions(thumbor: path, limits: configuration.limits), path.source, "image")
+                if path.meta { reply = .meta(options) }
             }
             let plan = try RenderPlan(options, limits: configuration.limits, watermarkOpacity: configuration.watermarkOpacity)
             if case .failure(let refusal) = Result(catching: { () throws(MagpieError) in try configuration.sources.check(source) }) {
@@ -212,11 +230,11 @@ public final class ImageProxy: Sendable {
                 formatQuality: configuration.formatQuality.merging(options.formatQuality) { $1 }, maximumBytes: options.maximumBytes)
             let key = pipeline.configuration.encodedImageKey(for: imageRequest, encoding: encoding)
             let work = Work(
-                request: imageRequest, pendingMark: pendingMark, plan: plan, encoding: encoding, servesSourceAlways: options.raw, servesSourceIn: options.skipProcessing,
+                reply: reply, request: imageRequest, pendingMark: pendingMark, plan: plan, encoding: encoding, servesSourceAlways: options.raw, servesSourceIn: options.skipProcessing,
                 filename: options.filename ?? sourceStem, attachment: options.returnAttachment,
                 sourceKey: pipeline.configuration.cacheKey(source), variant: key.variant,
                 varies: options.format == .auto, cacheTag: Validators.cacheTag(for: source))
-            if !work.servesSourceAlways, work.servesSourceIn.isEmpty, let hit = pipeline.cachedEncodedImage(for: key) {
+            if case .image = reply, !work.servesSourceAlways, work.servesSourceIn.isEmpty, let hit = pipeline.cachedEncodedImage(for: key) {
                 metrics.cacheHit(.memory)
                 return .answered((success(hit, work: work, request: request), StageTimings(), "memory"))
             }
@@ -237,6 +255,16 @@ public final class ImageProxy: Sendable {
         var timings = StageTimings()
         var work = work
         do {
+            switch work.reply {
+            case .image: break
+            case .info(let asked):
+                let original = try await timings.measure(.download) { () throws(MagpieError) in try await pipeline.data(for: work.request) }
+                let body = try SourceDescription.info(of: original.data, asked: asked, decodeLimit: configuration.pipeline.maximumPixels)
+                return (description(body), timings, nil)
+            case .meta(let options):
+                let original = try await timings.measure(.download) { () throws(MagpieError) in try await pipeline.data(for: work.request) }
+                return (description(try SourceDescription.meta(of: original.data, source: work.request.url, options: options)), timings, nil)
+            }
             if work.servesSourceAlways || !work.servesSourceIn.isEmpty {
                 let original = try await timings.measure(.download) { () throws(MagpieError) in try await pipeline.data(for: work.request) }
                 let format = ImageFormat(sniffing: original.data)
@@ -383,6 +411,11 @@ public final class ImageProxy: Sendable {
         headers.append(("Content-Disposition", Self.contentDisposition(work, format: encoded.format)))
         metrics.served(format: encoded.format.rawValue)
         return ProxyResponse(status: 200, headers: headers, body: encoded.data)
+    }
+
+    private func description(_ body: [UInt8]) -> ProxyResponse {
+        ProxyResponse(
+            status: 200, headers: [("Content-Type", "application/json"), ("Cache-Control", imageCacheControl)], body: body)
     }
 
     /// The source's bytes as the origin sent them (`raw`, `skip_processing`).

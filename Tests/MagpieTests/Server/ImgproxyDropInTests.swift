@@ -33,3 +33,30 @@ struct ImgproxyDropInTests {
         }
     }
 }
+
+/// imgproxy Pro's `/info`, free here: what the source's header says, and a BlurHash placeholder.
+@Suite("imgproxy info")
+struct ImgproxyInfoTests {
+    @Test func infoAnswersTheSourcesHeaderAndAPlaceholder() async throws {
+        let png = try ImageEncoder().encode(DropInCase.gradient, as: .png)
+        try await withProxyFixture { fixture in
+            fixture.origin.serve("/g.png", .image(png, contentType: "image/png"))
+            let reply = try await fixture.get("/info" + fixture.path("/g.png", "pn:1/bh:4:3"))
+            try #require(reply.status == 200, "\(reply.text)")
+            #expect(reply.header("Content-Type") == "application/json")
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(reply.body)) as? [String: Any])
+            #expect(object["format"] as? String == "png" && object["width"] as? Int == 1200 && object["height"] as? Int == 800)
+            #expect(object["size"] as? Int == png.count && object["pages_number"] as? Int == 1 && object["orientation"] as? Int == 1)
+            // 4x3 components: the size flag (3 + 2 * 9 = 21, 'L'), the maximum, 4 DC and 2 per AC digit.
+            let hash = try #require(object["blurhash"] as? String)
+            #expect(hash.count == 1 + 1 + 4 + 2 * 11 && hash.first == "L")
+            let plain = try await fixture.get("/info" + fixture.path("/g.png", ""))
+            let defaults = try #require(try JSONSerialization.jsonObject(with: Data(plain.body)) as? [String: Any])
+            #expect(Set(defaults.keys) == ["format", "width", "height", "size", "orientation"])
+            #expect(try await fixture.get("/info" + fixture.path("/g.png", "exif:1")).status == 400)
+            // Signed after `/info`, like any URL: another source under the same signature is refused.
+            let forged = ("/info" + fixture.path("/g.png", "")).replacingOccurrences(of: "g.png", with: "h.png")
+            #expect(try await fixture.get(forged).status == 403)
+        }
+    }
+}

@@ -1,0 +1,25 @@
+import CMagpieVips
+
+/// What an image file says about itself, read from its header without decoding pixels.
+public struct ImageInfo: Sendable, Hashable {
+    public let format: ImageFormat
+    /// The size once upright (its EXIF orientation applied), as Magpie shows it.
+    public let width: Int
+    public let height: Int
+    /// EXIF orientation, 1 (upright) to 8.
+    public let orientation: Int
+    /// Frames of an animation; 1 for a still.
+    public let frameCount: Int
+
+    /// Reads the header of `bytes`; throws when no decoder Magpie allows recognises them.
+    public init(reading bytes: [UInt8]) throws(MagpieError) {
+        guard let header = DecodeMemory.header(of: bytes) else {
+            throw .unsupportedFormat("the data is not a JPEG, PNG, WebP, AVIF, GIF or HEIF image Magpie can read")
+        }
+        format = ImageFormat(shimCode: header.format)
+        let upright = Layout.uprightSize(of: header)
+        (width, height) = (upright.width, upright.height)
+        orientation = Int(header.orientation)
+        frameCount = format.isAnimatable ? max(1, Int(header.pages)) : 1
+    }
+}
