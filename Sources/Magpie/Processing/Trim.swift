@@ -6,22 +6,32 @@ extension ImageProcessors {
     public struct Trim: ImageProcessing, Hashable {
         /// How far, in levels, a pixel may be from the border colour and still be border.
         public let threshold: Double
-        /// The border colour; `nil` takes the top-left pixel's.
+        /// The border colour; `nil` takes the colour of the pixel in ``corner``.
         public let colour: Colour?
+        /// Where the border colour is read when ``colour`` is `nil`.
+        public let corner: Corner
         /// Keep the left and right borders' cuts equal (the smaller grows to the larger), and the
         /// top and bottom ones.
         public let equalHorizontal: Bool
         public let equalVertical: Bool
 
-        public init(threshold: Double = 10, colour: Colour? = nil, equalHorizontal: Bool = false, equalVertical: Bool = false) {
+        /// The pixel a border colour is read from.
+        public enum Corner: String, Sendable, Hashable {
+            case topLeft, bottomRight
+        }
+
+        public init(
+            threshold: Double = 10, colour: Colour? = nil, corner: Corner = .topLeft, equalHorizontal: Bool = false, equalVertical: Bool = false
+        ) {
             self.threshold = threshold
             self.colour = colour
+            self.corner = corner
             self.equalHorizontal = equalHorizontal
             self.equalVertical = equalVertical
         }
 
         public var identifier: String {
-            "magpie.trim/1?threshold=\(threshold)&colour=\(colour?.description ?? "corner")"
+            "magpie.trim/1?threshold=\(threshold)&colour=\(colour?.description ?? (corner == .topLeft ? "corner" : "corner-bottom-right"))"
                 + "&equal=\(equalHorizontal ? 1 : 0)\(equalVertical ? 1 : 0)"
         }
 
@@ -30,6 +40,13 @@ extension ImageProcessors {
                 try VipsRuntime.start()
             } catch {
                 throw .processingFailed(processor: identifier, reason: error.description)
+            }
+            var colour = colour
+            if colour == nil, corner == .bottomRight {
+                // As the finder judges transparent pixels: on magenta.
+                let pixel = image.pixel(x: image.width - 1, y: image.height - 1)
+                func over(_ level: UInt8, _ under: Int) -> UInt8 { UInt8((Int(level) * Int(pixel.alpha) + under * (255 - Int(pixel.alpha))) / 255) }
+                colour = Colour(red: over(pixel.red, 255), green: over(pixel.green, 0), blue: over(pixel.blue, 255))
             }
             var options = magpie_trim_options()
             options.threshold = threshold

@@ -30,8 +30,7 @@ extension ProxyOptions {
         layout.gravity = path.smart ? .smart(.attention) : Self.placement(path.horizontalAlignment, path.verticalAlignment)
         (layout.flipHorizontal, layout.flipVertical) = (path.flipHorizontal, path.flipVertical)
         if let trim = path.trim {
-            guard trim.corner == "top-left" else { throw .malformed("thumbor's trim:bottom-right is not supported; trim:top-left is") }
-            layout.trim = ImageProcessors.Trim(threshold: Double(min(255, trim.tolerance)))
+            layout.trim = ImageProcessors.Trim(threshold: Double(min(255, trim.tolerance)), corner: trim.corner == "bottom-right" ? .bottomRight : .topLeft)
         }
         self.layout = layout
         for filter in path.filters { try apply(filter, limits: limits) }

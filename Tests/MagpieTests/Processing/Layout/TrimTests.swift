@@ -34,6 +34,23 @@ struct TrimTests {
         #expect(both.width == 420 && both.height == 220)
     }
 
+    @Test func theBottomRightCornerCanNameTheBorder() throws {
+        // Blue all round, a red square in the top-left corner and green inside: the top-left
+        // colour (red) is no border; the bottom-right one (blue) leaves 15x15 from the corner.
+        var pixels: [UInt8] = []
+        for y in 0..<20 {
+            for x in 0..<20 {
+                pixels += x < 5 && y < 5 ? [255, 0, 0, 255] : (5..<15).contains(x) && (5..<15).contains(y) ? [0, 255, 0, 255] : [0, 0, 255, 255]
+            }
+        }
+        let image = DecodedImage(width: 20, height: 20, pixels: pixels)
+        let fromTopLeft = try ImageProcessors.Trim(threshold: 10).process(image)
+        #expect((fromTopLeft.width, fromTopLeft.height) == (20, 20))
+        let fromBottomRight = try ImageProcessors.Trim(threshold: 10, corner: .bottomRight).process(image)
+        #expect((fromBottomRight.width, fromBottomRight.height) == (15, 15))
+        #expect(fromBottomRight.pixel(x: 0, y: 0) == (255, 0, 0, 255))
+    }
+
     @Test func aPlainImageIsKept() throws {
         let plain = DecodedImage(width: 40, height: 30, pixels: [UInt8](repeating: 200, count: 40 * 30 * 4))
         let trimmed = try ImageProcessors.Trim().process(plain)
