@@ -154,6 +154,18 @@ struct ProxyURLTests {
         #expect(throws: ProxyURLError(status: 400, message: message)) { try Self.parser.parse(segments) }
     }
 
+    /// What the migration article lists as refused is a 400 naming it, never ignored.
+    @Test(arguments: ["page:1", "background_alpha:0.5", "bga:0.5", "monochrome:1", "mc:1", "duotone:1", "dt:1", "kcr:1", "ph:1", "eth:1", "mrd:100"])
+    func refusedOptionsAreNamed(segment: String) {
+        let name = String(segment.prefix { $0 != ":" })
+        #expect {
+            try Self.parser.parse([segment])
+        } throws: { error in
+            guard let error = error as? ProxyURLError else { return false }
+            return error.status == 400 && error.message.contains("'\(name)")
+        }
+    }
+
     @Test func plainAndBase64SourcesAgree() throws {
         let source = "https://example.com/photos/a b.jpg?size=large"
         let plain = try ProxyPath("/sig/s:100/plain/" + source.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)
