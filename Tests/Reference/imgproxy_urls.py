@@ -111,6 +111,15 @@ def main():
              resizing_type="fit", width=600, height=600),
         case("adjust", dict(width=300, height=200), advanced=["a:10:1.2:0.5", "br:5", "co:1.1", "sa:0.9"],
              resizing_type="fit", width=300, height=300),
+        # Pro options, free here. A duotone from black to white is grey; a monochrome in shades of
+        # red runs black -> red -> white, so green and blue stay equal.
+        case("duotone", dict(width=300, height=200, grey=True), advanced=["dt:1:000000:ffffff"], **fit),
+        case("monochrome", dict(width=300, height=200, green_is_blue=True), advanced=["mc:1:ff0000"], **fit),
+        # A still has one page: page 0 (and any other) is the image.
+        case("page", dict(width=300, height=200, window=full), advanced=["pg:0"], **fit),
+        # Half-transparent red where the canvas was transparent: (255, 0, 0, 128).
+        case("background alpha", dict(width=2400, height=2000, corner_rgba=[255, 0, 0, 128]),
+             advanced=["ex:1", "bg:ff0000", "bga:0.5"], resizing_type="fit", width=2400, height=2000),
         # Watermarks on the 300x200 result. The operator's mark is 40x20; offsets move it inwards.
         case("watermark north-west", dict(width=300, height=200, mark=[10, 5, 50, 25, *magenta]), advanced=["wm:1:nowe:10:5"], **fit),
         case("watermark south-east", dict(width=300, height=200, mark=[260, 180, 300, 200, *magenta]), advanced=["watermark:1:soea"], **fit),

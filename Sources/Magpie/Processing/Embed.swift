@@ -38,23 +38,51 @@ extension ImageProcessors {
         }
     }
 
-    /// Composites an image over an opaque colour, so formats without transparency show that
-    /// colour where the image was transparent instead of black.
+    /// Composites an image over a colour, so formats without transparency show that colour
+    /// where the image was transparent instead of black. A colour with alpha below 255 leaves
+    /// the result that transparent where the image was (imgproxy's `background_alpha`).
     public struct Flatten: ImageProcessing, Hashable {
-        /// The colour underneath; its alpha is ignored.
+        /// The colour underneath.
         public let background: Colour
 
         public init(background: Colour) {
-            self.background = Colour(red: background.red, green: background.green, blue: background.blue)
+            self.background = background
         }
 
         public var identifier: String { "magpie.flatten/1?background=\(background)" }
 
         public func process(_ image: DecodedImage) throws(MagpieError) -> DecodedImage {
+            guard background.alpha == 255 else { return over(image) }
             var options = magpie_process_options()
             options.operation = MAGPIE_OPERATION_FLATTEN
             options.background = background.channels
             return try VipsProcessing.run(options, on: image, identifier: identifier)
+        }
+
+        /// Porter-Duff "over" onto the translucent colour, in straight alpha.
+        private func over(_ image: DecodedImage) -> DecodedImage {
+            let under = (Double(background.red), Double(background.green), Double(background.blue), Double(background.alpha) / 255)
+            var pixels = image.pixels
+            pixels.withUnsafeMutableBufferPointer { pixels in
+                var offset = 0
+                while offset < pixels.count {
+                    let alpha = Double(pixels[offset + 3]) / 255
+                    if alpha < 1 {
+                        let out = alpha + under.3 * (1 - alpha)
+                        func mix(_ level: UInt8, _ colour: Double) -> UInt8 {
+                            UInt8(min(255, max(0, ((Double(level) * alpha + colour * under.3 * (1 - alpha)) / out).rounded())))
+                        }
+                        if out > 0 {
+                            pixels[offset] = mix(pixels[offset], under.0)
+                            pixels[offset + 1] = mix(pixels[offset + 1], under.1)
+                            pixels[offset + 2] = mix(pixels[offset + 2], under.2)
+                        }
+                        pixels[offset + 3] = UInt8((out * 255).rounded())
+                    }
+                    offset += 4
+                }
+            }
+            return image.replacingPixels(pixels, width: image.width, height: image.height)
         }
     }
 }

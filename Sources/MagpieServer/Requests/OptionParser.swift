@@ -139,6 +139,12 @@ struct OptionParser: Sendable {
             default: throw option.failure("fit is one of fit, fill, crop")
             }
         case "ff", "first-frame": reading.options.firstFrame = try option.bool()
+        case "page", "pg":
+            try option.count(1...1, usage: "page takes a frame number from 0")
+            reading.options.page = try option.count(limit: 100_000)
+        case "background_alpha", "bga":
+            try option.count(1...1, usage: "background_alpha takes an opacity from 0 to 1")
+            reading.options.backgroundAlpha = try option.number(0, in: 0...1, what: "background_alpha")
         case "brightness", "br", "contrast", "co", "saturation", "sa":
             // imgproxy's parts of adjust, each into its place.
             try option.count(1...1, usage: "\(option.name) takes one number")

@@ -29,6 +29,11 @@ public struct ProxyOptions: Sendable, Hashable {
     public var processing: [String: [String]] = [:]
     /// Flattens transparency onto this colour whatever the output format.
     public var background: Colour?
+    /// The background's opacity, 0...1 (imgproxy's `background_alpha`): below 1, what was
+    /// transparent stays that translucent in formats with alpha.
+    public var backgroundAlpha = 1.0
+    /// The animation frame served as a still, from 0 (imgproxy's `page`); `nil` keeps them all.
+    public var page: Int?
     /// A mark laid over the result, last.
     public var watermark: WatermarkOptions?
     /// Clockwise degrees the result is turned by after everything else (thumbor's `rotate`

@@ -25,17 +25,20 @@ struct RenderPlan: Sendable {
             }
         }
         var processors: [any ImageProcessing] = []
+        // The first frame needs no processor: the decoder reads only it.
+        if let page = options.page, page > 0 { processors.append(ImageProcessors.Frame(page)) }
         if options.layout != Layout() || !filters.isEmpty {
             processors.append(ImageProcessors.Layout(options.layout, filters: filters))
         }
         if options.turn != 0, let turn = ImageProcessors.Rotate(degrees: options.turn) {
             processors.append(turn)
         }
-        if let background = options.background {
+        if var background = options.background {
+            background.alpha = UInt8((options.backgroundAlpha * 255).rounded())
             processors.append(ImageProcessors.Flatten(background: background))
         }
         self.processors = processors
-        firstFrameOnly = options.firstFrame
+        firstFrameOnly = options.firstFrame || options.page == 0
         var watermark = options.watermark
         watermark?.opacity *= watermarkOpacity
         self.watermark = watermark

@@ -140,7 +140,7 @@ extension ProxyOptions {
             var digits = fromEnd ? text.dropFirst() : Substring(text)
             let percent = digits.hasSuffix("p")
             if percent { digits = digits.dropLast() }
-            guard !digits.isEmpty, digits.count <= 6, digits.utf8.allSatisfy { (48...57).contains($0) }, let value = Int(digits) else { return nil }
+            guard !digits.isEmpty, digits.count <= 6, digits.utf8.allSatisfy({ (48...57).contains($0) }), let value = Int(digits) else { return nil }
             let offset: ImageProcessors.Watermark.Offset = percent ? .percent(Double(value)) : .pixels(value)
             return fromEnd ? .end(offset) : .start(offset)
         }

@@ -41,10 +41,16 @@ struct DropInCase: Decodable, Sendable, CustomTestStringConvertible {
     let blend: [Int]?
     /// The JSON answer, compact with sorted keys (thumbor's `meta/`).
     let json: String?
+    /// Every pixel's green equals its blue (a ramp through pure red).
+    let greenIsBlue: Bool?
+    /// The top-left pixel's red, green, blue and alpha.
+    let cornerRGBA: [Int]?
     var testDescription: String { name }
 
     enum CodingKeys: String, CodingKey {
         case name, path, status, message, width, height, format, window, canvas, corner, background, disposition, original, grey, mark, tint, blend, json
+        case greenIsBlue = "green_is_blue"
+        case cornerRGBA = "corner_rgba"
         case transparentCorner = "transparent_corner"
         case maxBytes = "max_bytes"
     }
@@ -175,6 +181,14 @@ struct DropInCase: Decodable, Sendable, CustomTestStringConvertible {
             #expect(coloured == 0, "\(name): grey")
         }
         if let mark { checkMark(mark, in: image) }
+        if greenIsBlue == true {
+            let unequal = stride(from: 0, to: image.pixels.count, by: 4 * 89).filter { image.pixels[$0 + 1] != image.pixels[$0 + 2] }
+            #expect(unequal.isEmpty, "\(name): green and blue differ in \(unequal.count) samples")
+        }
+        if let cornerRGBA {
+            let pixel = image.pixel(x: 0, y: 0)
+            #expect(Self.close(pixel, cornerRGBA, within: 1) && abs(Int(pixel.alpha) - cornerRGBA[3]) <= 1, "\(name): \(pixel)")
+        }
         if let blend {
             let pixel = image.pixel(x: blend[0], y: blend[1])
             #expect(Self.close(pixel, Array(blend[2...]), within: 3), "\(name): \(pixel) at \(blend[0]),\(blend[1])")

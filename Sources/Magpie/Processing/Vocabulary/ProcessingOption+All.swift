@@ -1,6 +1,6 @@
 extension ProcessingOption {
     /// Every processor both syntaxes name, in the order the proxy applies them after its resize.
-    public static let all: [ProcessingOption] = [adjust, blur, sharpen, pixelate, roundedCorners, circle, grayscale]
+    public static let all: [ProcessingOption] = [adjust, blur, sharpen, pixelate, roundedCorners, circle, grayscale, monochrome, duotone]
 
     static let adjust = ProcessingOption(names: ["adjust", "a"], usage: "adjust:BRIGHTNESS:CONTRAST:SATURATION", scalesWithPixelRatio: false) {
         arguments throws(Failure) in
@@ -51,6 +51,33 @@ extension ProcessingOption {
     static let grayscale = ProcessingOption(names: ["grayscale", "greyscale", "gray", "grey"], usage: "grayscale") {
         arguments throws(Failure) in
         try arguments.isOn(usage: "grayscale takes no value but 1 or 0") ? ImageProcessors.Grayscale() : nil
+    }
+}
+
+extension ProcessingOption {
+    static let monochrome = ProcessingOption(names: ["monochrome", "mc"], usage: "monochrome:INTENSITY:RRGGBB", scalesWithPixelRatio: false) {
+        arguments throws(Failure) in
+        let usage = "monochrome takes an intensity from 0 to 1 and a colour in hex (b3b3b3 unless given), e.g. monochrome:1:3366cc"
+        let values = arguments.values
+        guard (1...2).contains(values.count), let intensity = Double(values[0]), (0...1).contains(intensity) else { throw Failure(usage) }
+        let colour = try hexColour(values, 1, default: Colour(red: 0xB3, green: 0xB3, blue: 0xB3), usage: usage)
+        return intensity > 0 ? ImageProcessors.Tint.monochrome(colour, intensity: intensity) : nil
+    }
+
+    static let duotone = ProcessingOption(names: ["duotone", "dt"], usage: "duotone:INTENSITY:SHADOWS:HIGHLIGHTS", scalesWithPixelRatio: false) {
+        arguments throws(Failure) in
+        let usage = "duotone takes an intensity from 0 to 1 and two colours in hex (000000 and ffffff unless given), e.g. duotone:1:1e3264:f0c850"
+        let values = arguments.values
+        guard (1...3).contains(values.count), let intensity = Double(values[0]), (0...1).contains(intensity) else { throw Failure(usage) }
+        let shadows = try hexColour(values, 1, default: .black, usage: usage)
+        let highlights = try hexColour(values, 2, default: .white, usage: usage)
+        return intensity > 0 ? ImageProcessors.Tint.duotone(shadows: shadows, highlights: highlights, intensity: intensity) : nil
+    }
+
+    private static func hexColour(_ values: [String], _ index: Int, default fallback: Colour, usage: String) throws(Failure) -> Colour {
+        guard index < values.count, !values[index].isEmpty else { return fallback }
+        guard values[index].count == 6, let colour = Colour(hex: values[index]) else { throw Failure(usage) }
+        return colour
     }
 }
 
