@@ -66,6 +66,13 @@ def main():
         ("max bytes", dict(width=600, height=400, filters=["quality(100)", "format(jpeg)", "max_bytes(6000)"]),
          dict(width=600, height=400, format="jpeg", max_bytes=6000)),
         ("brightness and contrast", dict(width=300, height=200, filters=["brightness(10)", "contrast(20)"]), dict(width=300, height=200)),
+        # orig: the source's side. 1200 wide and 300 high: 4:1 keeps the middle 300 rows, from (800 - 300) / 2.
+        ("orig width", dict(width="orig", height=300), dict(width=1200, height=300, window=[0, 250, 1200, 550])),
+        # focal: the square's 800 px crop centred on the rectangle's centre x = 750: left 350.
+        ("focal", dict(width=300, height=300, filters=["focal(700x300:800x500)"]), dict(width=300, height=300, window=[350, 0, 1150, 800])),
+        # Near the left edge the crop stops at it.
+        ("focal at an edge", dict(width=300, height=300, smart=True, filters=["focal(100x100:300x300)"]),
+         dict(width=300, height=300, window=[0, 0, 800, 800])),
         ("refused filter", dict(width=300, height=200, filters=["equalize()"]), dict(status=400, message="equalize")),
         # Watermarks on 300x200 (thumbor's watermark filter): x and y from the left and top, negative
         # from the right and bottom, center rounds down.

@@ -10,6 +10,7 @@ extension ProxyOptions {
         self.init()
         var layout = Layout()
         (layout.width, layout.height) = (path.width, path.height)
+        (layout.widthFromImage, layout.heightFromImage) = (path.originalWidth, path.originalHeight)
         let noUpscale = path.filters.contains { $0.name == "no_upscale" }
         switch path.fitting {
         case nil:
@@ -121,7 +122,16 @@ extension ProxyOptions {
                 if index == 4 { mark.scaleWidth = ratio } else { mark.scaleHeight = ratio }
             }
             watermark = mark.opacity > 0 ? mark : nil
-        case "focal", "equalize", "noise", "saturation", "rgb", "convolution",
+        case "focal":
+            // focal(LEFTxTOP:RIGHTxBOTTOM): the crop centres on the rectangle's centre.
+            let corners = arguments.count == 1 ? arguments[0].split(separator: ":").map { $0.split(separator: "x").compactMap { Int($0) } } : []
+            guard corners.count == 2, corners.allSatisfy({ $0.count == 2 && $0.allSatisfy { $0 >= 0 && $0 <= 1_000_000 } }),
+                corners[1][0] >= corners[0][0], corners[1][1] >= corners[0][1]
+            else {
+                throw failure("focal(LEFTxTOP:RIGHTxBOTTOM), a rectangle in the source's pixels")
+            }
+            layout.gravity = .focusPixel(x: Double(corners[0][0] + corners[1][0]) / 2, y: Double(corners[0][1] + corners[1][1]) / 2)
+        case "equalize", "noise", "saturation", "rgb", "convolution",
             "extract_focal", "cover", "curve", "upscale", "max_age", "stretch", "autojpg", "blur_faces", "red_eye":
             throw .malformed("thumbor's filter '\(filter.name)' is not supported by Magpie yet")
         default:

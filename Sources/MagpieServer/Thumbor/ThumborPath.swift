@@ -40,6 +40,9 @@ public struct ThumborPath: Sendable, Hashable {
     /// 0: from the other side and the aspect ratio.
     public let width: Int
     public let height: Int
+    /// `orig`: the side is the source's.
+    public let originalWidth: Bool
+    public let originalHeight: Bool
     public let flipHorizontal: Bool
     public let flipVertical: Bool
     public let horizontalAlignment: String
@@ -63,8 +66,11 @@ public struct ThumborPath: Sendable, Hashable {
         trim = try take { $0 == "trim" || $0.hasPrefix("trim:") }.map(Self.trim)
         crop = take(Self.isCrop).map(Self.crop)
         fitting = take { Fitting(rawValue: $0) != nil }.flatMap(Fitting.init(rawValue:))
-        let size = try take(Self.isSize).map(Self.size)
+        let sizeSegment = take(Self.isSize)
+        let size = try sizeSegment.map(Self.size)
         (width, height, flipHorizontal, flipVertical) = size ?? (0, 0, false, false)
+        let sides = sizeSegment?.split(separator: "x", maxSplits: 1, omittingEmptySubsequences: false).map { $0.hasPrefix("-") ? $0.dropFirst() : $0 }
+        (originalWidth, originalHeight) = (sides?.first == "orig", sides?.last == "orig")
         horizontalAlignment = take { ["left", "center", "right"].contains($0) } ?? "center"
         verticalAlignment = take { ["top", "middle", "bottom"].contains($0) } ?? "middle"
         smart = take { $0 == "smart" } != nil
@@ -124,7 +130,6 @@ public struct ThumborPath: Sendable, Hashable {
         var values: [Int] = []
         for side in sides {
             let number = side.hasPrefix("-") ? side.dropFirst() : side
-            guard number != "orig" else { throw .malformed("'\(segment)': thumbor's orig sizes are not supported") }
             guard number.count <= 5 else { throw .malformed("'\(segment)': sizes are at most 5 digits") }
             values.append(Int(number) ?? 0)
         }

@@ -38,7 +38,6 @@ struct ThumborURLTests {
     }
 
     @Test(arguments: [
-        ("/unsafe/origx100/example.com/a.jpg", "'origx100': thumbor's orig sizes are not supported"),
         ("/unsafe/300x200/filters:quality(80/example.com/a.jpg", "the filters 'filters:quality(80/example.com' are not name(arguments) separated by ':'"),
         ("/unsafe/300x200/", "no image after the options"),
         ("/unsafe/debug/300x200/example.com/a.jpg", "thumbor's debug/ is not supported"),

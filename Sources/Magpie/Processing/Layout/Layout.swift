@@ -54,6 +54,10 @@ public struct Layout: Sendable, Hashable {
     /// The box; 0 leaves a side to the other and the aspect ratio (both 0: the image's size).
     public var width = 0
     public var height = 0
+    /// The box's side is the image's own (thumbor's `orig`), whatever ``width`` or ``height``
+    /// says.
+    public var widthFromImage = false
+    public var heightFromImage = false
     public var resizing = Resizing.fit
     /// Turns the box to the image's orientation first: a landscape box for a landscape image
     /// (thumbor's `adaptive-fit-in`).
@@ -88,7 +92,7 @@ public struct Layout: Sendable, Hashable {
 
     /// A stable description of everything here, for identifiers and cache keys.
     var name: String {
-        var parts = ["\(width)x\(height)", resizing.rawValue]
+        var parts = ["\(widthFromImage ? "orig" : "\(width)")x\(heightFromImage ? "orig" : "\(height)")", resizing.rawValue]
         if adaptive { parts.append("adaptive") }
         if let trim { parts.append("trim=\(trim.identifier)") }
         if minWidth > 0 || minHeight > 0 { parts.append("min=\(minWidth)x\(minHeight)") }

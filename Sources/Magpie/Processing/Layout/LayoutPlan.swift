@@ -34,6 +34,8 @@ public struct LayoutPlan: Sendable, Hashable {
     /// Plans `layout` for an image of `source` pixels, turned as the layout turns it.
     public init(_ layout: Layout, source: DecodedImage.Size) {
         var layout = layout
+        if layout.widthFromImage { layout.width = source.width }
+        if layout.heightFromImage { layout.height = source.height }
         if layout.adaptive, (source.width < source.height && layout.width > layout.height) || (source.width > source.height && layout.width < layout.height) {
             (layout.width, layout.height) = (layout.height, layout.width)
         }
@@ -42,9 +44,15 @@ public struct LayoutPlan: Sendable, Hashable {
             height: Self.cropSide(source.height, layout.crop?.height ?? 0))
         var size = source
         var crop: Cut?
+        let focus = layout.gravity
+        layout.gravity = focus.resolved(in: source)
         if cropSize.width > 0 || cropSize.height > 0 {
             crop = Self.cut(size, to: cropSize, at: layout.crop?.placement ?? layout.gravity, offsetScale: 1)
             if let crop { size = crop.size }
+        }
+        if case .rectangle(let x, let y, _, _) = crop {
+            // A focus pixel is the source's: where it falls in what the crop kept.
+            layout.gravity = focus.resolved(in: size, from: (x, y))
         }
         let scale = Scale(layout, toScale: size)
         let scaled = DecodedImage.Size(width: Rounding.scale(size.width, scale.horizontal), height: Rounding.scale(size.height, scale.vertical))

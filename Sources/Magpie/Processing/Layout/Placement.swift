@@ -18,6 +18,10 @@ public enum Placement: Sendable, Hashable {
     /// Centred on the point at fractions `x` and `y` (0...1) of the width and height, as far as
     /// the area stays inside.
     case focusPoint(x: Double, y: Double)
+    /// Centred on the pixel at `x`, `y` of the upright image before any crop (thumbor's focal
+    /// point), as far as the area stays inside. ``LayoutPlan`` turns it into a
+    /// ``focusPoint(x:y:)`` once the image's size is known.
+    case focusPixel(x: Double, y: Double)
     /// libvips' smart crop: ``Gravity/attention`` or ``Gravity/entropy``. Crops only; a canvas
     /// treats it as the centre.
     case smart(Gravity)
@@ -35,7 +39,7 @@ public enum Placement: Sendable, Hashable {
         case .focusPoint(let x, let y):
             left = Rounding.scaleToEven(outer.width, x) - inner.width / 2
             top = Rounding.scaleToEven(outer.height, y) - inner.height / 2
-        case .smart:
+        case .smart, .focusPixel:
             return Placement.centre.origin(outer: outer, inner: inner, scale: scale, allowsOverflow: allowsOverflow)
         case .anchored(let anchor, let x, let y):
             let offsetX = abs(x) >= 1 ? Int((x * scale).rounded(.toNearestOrEven)) : Rounding.scaleToEven(outer.width, x)
@@ -53,11 +57,20 @@ public enum Placement: Sendable, Hashable {
         return (max(0, min(left, outer.width - inner.width)), max(0, min(top, outer.height - inner.height)))
     }
 
+    /// A focus pixel as a focus point in an area of `size` whose top-left corner is at `origin`
+    /// of the image the pixel was given in; other placements as they are.
+    func resolved(in size: DecodedImage.Size, from origin: (x: Int, y: Int) = (0, 0)) -> Placement {
+        guard case .focusPixel(let x, let y) = self, size.width > 0, size.height > 0 else { return self }
+        return .focusPoint(
+            x: min(max((x - Double(origin.x)) / Double(size.width), 0), 1), y: min(max((y - Double(origin.y)) / Double(size.height), 0), 1))
+    }
+
     /// How identifiers and cache keys write it.
     var name: String {
         switch self {
         case .anchored(let anchor, let x, let y): x == 0 && y == 0 ? anchor.rawValue : "\(anchor.rawValue):\(x):\(y)"
         case .focusPoint(let x, let y): "fp:\(x):\(y)"
+        case .focusPixel(let x, let y): "focal:\(x):\(y)"
         case .smart(let gravity): gravity.rawValue
         }
     }

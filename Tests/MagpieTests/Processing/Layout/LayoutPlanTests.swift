@@ -120,6 +120,22 @@ struct LayoutPlanTests {
         #expect(fractional.size == DecodedImage.Size(width: 300, height: 200))
     }
 
+    @Test func aFocusPixelIsTheSourcesEvenAfterACrop() {
+        var layout = Layout()
+        (layout.width, layout.height, layout.resizing) = (200, 200, .fill)
+        layout.gravity = .focusPixel(x: 900, y: 400)
+        // The whole 1200x800 filled to 300x200: the point 900 is 0.75 across, 225 of 300; the
+        // 200 px window centred there runs 125...325, kept inside: 100.
+        #expect(LayoutPlan(layout, source: .init(width: 1200, height: 800)).resultCrop == .rectangle(x: 100, y: 0, width: 200, height: 200))
+        // After a manual crop of 600x800 from 400: the point is 500 into it, 5/6 across the
+        // 200x267 fill (167 -> 67...267, kept inside: 0...200 is the whole width).
+        layout.crop = .init(width: 600, height: 800, placement: .anchored(.northWest, x: 400, y: 0))
+        let cropped = LayoutPlan(layout, source: .init(width: 1200, height: 800))
+        #expect(cropped.crop == .rectangle(x: 400, y: 0, width: 600, height: 800))
+        // 400 of 800 down is the middle: 267 high, window 200 centred at 133.5 -> 34.
+        if case .rectangle(_, let y, _, let height) = cropped.resultCrop { #expect(y == 34 && height == 200) } else { Issue.record("\(String(describing: cropped.resultCrop))") }
+    }
+
     @Test func paddingScalesWithThePixelRatio() {
         var layout = Layout()
         layout.width = 300
