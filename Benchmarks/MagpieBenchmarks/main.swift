@@ -2,7 +2,7 @@ import Foundation
 import Magpie
 import MagpieTesting
 
-// Release build: swift run -c release MagpieBenchmarks [--quick] [--only hit|proxyhit|bind|cold|thumbnail|png|process|animation|network|memory]
+// Release build: swift run -c release MagpieBenchmarks [--quick] [--only hit|proxyhit|bind|cold|thumbnail|png|process|animation|costly|network|memory]
 // (`memory` runs the release `magpie` and `MagpieProbe`: `swift build -c release` first)
 // One run prints every measurement BENCHMARKS.md records, side by side with its target;
 // `--only` runs one group, for profiling it (for example under `perf record`).
@@ -45,13 +45,14 @@ func runBenchmarks(quick: Bool, only: String?) async throws -> Report {
             try Gallery.make(count: quick ? 40 : 120, in: workspace.appendingPathComponent("variant-gallery")), into: &report, workspace: workspace)
     }
     if wanted("animation") { try measureAnimationConversion(into: &report, workspace: workspace) }
+    if wanted("costly") { try measureCostlyOptions(into: &report, workspace: workspace) }
     if wanted("network") { try await measureConnectionFailures(into: &report) }
     // Minutes, not seconds, and it loads the machine: only when asked for.
     if only == "memory" { try await measureSustainedMemory(into: &report, workspace: workspace) }
     return report
 }
 
-let groups = ["hit", "proxyhit", "bind", "cold", "thumbnail", "png", "process", "animation", "network", "memory"]
+let groups = ["hit", "proxyhit", "bind", "cold", "thumbnail", "png", "process", "animation", "costly", "network", "memory"]
 var only: String?
 if let flag = arguments.firstIndex(of: "--only") {
     only = arguments[arguments.index(after: flag)...].first

@@ -55,6 +55,31 @@ static int magpie_mark_layer(VipsImage *mark, int width, int height, const magpi
     return 0;
 }
 
+// One mark on a still: only the area under it is composited (a float pass), then put back into
+// the image, which is otherwise copied as it is. Writes NULL to `out` when the mark misses.
+static int magpie_mark_area(VipsImage *image, VipsImage *mark, const magpie_watermark_options *options, VipsObject *scope, VipsImage **out) {
+    VipsImage **t = (VipsImage **)vips_object_local_array(scope, 6);
+    if (options->opacity < 1) {
+        double scale[4] = {1, 1, 1, options->opacity < 0 ? 0 : options->opacity}, offset[4] = {0, 0, 0, 0};
+        if (vips_linear(mark, &t[0], scale, offset, 4, "uchar", TRUE, NULL)) return -1;
+        mark = t[0];
+    }
+    int left = options->lefts[0], top = options->tops[0];
+    int x0 = left < 0 ? 0 : left, y0 = top < 0 ? 0 : top;
+    int x1 = left + mark->Xsize > image->Xsize ? image->Xsize : left + mark->Xsize;
+    int y1 = top + mark->Ysize > image->Ysize ? image->Ysize : top + mark->Ysize;
+    if (x1 <= x0 || y1 <= y0) {
+        *out = NULL;
+        return 0;
+    }
+    if (vips_extract_area(image, &t[1], x0, y0, x1 - x0, y1 - y0, NULL) ||
+        vips_extract_area(mark, &t[2], x0 - left, y0 - top, x1 - x0, y1 - y0, NULL) ||
+        vips_composite2(t[1], t[2], &t[3], VIPS_BLEND_MODE_OVER, "compositing_space", VIPS_INTERPRETATION_sRGB, NULL) ||
+        vips_cast_uchar(t[3], &t[4], NULL))
+        return -1;
+    return vips_insert(image, t[4], out, x0, y0, NULL);
+}
+
 magpie_status magpie_watermark(const unsigned char *pixels, int width, int height, int frames, const unsigned char *mark_pixels,
                                int mark_width, int mark_height, const magpie_watermark_options *options, magpie_image *result,
                                char *error, size_t error_length) {
@@ -69,6 +94,29 @@ magpie_status magpie_watermark(const unsigned char *pixels, int width, int heigh
     VipsImage **t = (VipsImage **)vips_object_local_array(scope, 6);
     t[0] = magpie_wrap_rgba(pixels, width, height * frames);
     t[1] = magpie_wrap_rgba(mark_pixels, mark_width, mark_height);
+    if (t[0] && t[1] && frames == 1 && !options->tile && options->column_count == 1 && options->row_count == 1) {
+        VipsImage *marked = NULL;
+        int failed = magpie_mark_area(t[0], t[1], options, scope, &marked);
+        if (failed) {
+            magpie_take_error(error, error_length, "could not lay the watermark");
+            g_object_unref(scope);
+            return MAGPIE_STATUS_FAILED;
+        }
+        // A mark wholly outside leaves the image as it is. `marked` is already this caller's.
+        VipsImage *out = marked;
+        if (!out) {
+            out = t[0];
+            g_object_ref(out);
+        }
+        g_object_unref(scope);
+        result->handle = out;
+        result->frames = 1;
+        result->width = width;
+        result->height = height;
+        result->source.width = width;
+        result->source.height = height;
+        return MAGPIE_STATUS_OK;
+    }
     int failed = !t[0] || !t[1] || magpie_mark_layer(t[1], width, height, options, scope, &t[2]);
     // Every frame of an animation under the same layer, in one composite over the stack.
     VipsImage *layer = t[2];

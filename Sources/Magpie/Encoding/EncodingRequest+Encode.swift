@@ -3,7 +3,7 @@ extension EncodingRequest {
     /// lossy format, again at lower qualities until it fits. Each step takes a quarter, half or
     /// three quarters of the quality as the bytes are more than 3, 1.5 or 1 times the limit,
     /// imgproxy's steps; at quality 10 the last try is kept, fitting or not.
-    func encode(_ image: DecodedImage, as format: ImageFormat) throws(MagpieError) -> [UInt8] {
+    package func encode(_ image: DecodedImage, as format: ImageFormat) throws(MagpieError) -> [UInt8] {
         var quality = quality(for: format)
         while true {
             let bytes = try ImageEncoder(quality: quality, progressive: progressive, lossless: lossless, background: background)
