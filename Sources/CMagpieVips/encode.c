@@ -25,23 +25,25 @@ magpie_status magpie_encode(const unsigned char *pixels, int width, int height, 
     size_t size = 0;
     int failed;
     // "strip": the pixels came from memory, so the only metadata libvips would write is its
-    // own default EXIF block, bytes no viewer needs.
+    // own default EXIF block, bytes no viewer needs, or, when kept, the copyright set here.
+    int strip = !(options->copyright && options->copyright[0]);
+    if (!strip) vips_image_set_string(image, "exif-ifd0-Copyright", options->copyright);
     switch (options->format) {
-    case MAGPIE_FORMAT_PNG: failed = vips_pngsave_buffer(image, &buffer, &size, "strip", TRUE, NULL); break;
+    case MAGPIE_FORMAT_PNG: failed = vips_pngsave_buffer(image, &buffer, &size, "strip", strip, NULL); break;
     case MAGPIE_FORMAT_JPEG: {
         VipsImage *flat = NULL;
         VipsArrayDouble *background = vips_array_double_new(options->background, 3);
         failed = vips_flatten(image, &flat, "background", background, NULL);
         vips_area_unref(VIPS_AREA(background));
         if (!failed) {
-            failed = vips_jpegsave_buffer(flat, &buffer, &size, "Q", quality, "interlace", options->progressive, "strip", TRUE, NULL);
+            failed = vips_jpegsave_buffer(flat, &buffer, &size, "Q", quality, "interlace", options->progressive, "strip", strip, NULL);
             g_object_unref(flat);
         }
         break;
     }
     case MAGPIE_FORMAT_WEBP:
-        failed = options->lossless ? vips_webpsave_buffer(image, &buffer, &size, "lossless", TRUE, "strip", TRUE, NULL)
-                                   : vips_webpsave_buffer(image, &buffer, &size, "Q", quality, "strip", TRUE, NULL);
+        failed = options->lossless ? vips_webpsave_buffer(image, &buffer, &size, "lossless", TRUE, "strip", strip, NULL)
+                                   : vips_webpsave_buffer(image, &buffer, &size, "Q", quality, "strip", strip, NULL);
         break;
     case MAGPIE_FORMAT_GIF: failed = vips_gifsave_buffer(image, &buffer, &size, NULL); break;
     case MAGPIE_FORMAT_AVIF: {
@@ -53,7 +55,7 @@ magpie_status magpie_encode(const unsigned char *pixels, int width, int height, 
                                                                           : vips_copy(image, &colour, NULL);
         if (!failed) {
             failed = vips_heifsave_buffer(colour, &buffer, &size, "Q", quality, "compression", VIPS_FOREIGN_HEIF_COMPRESSION_AV1,
-                                          "effort", 2, "strip", TRUE, NULL);
+                                          "effort", 2, "strip", strip, NULL);
             g_object_unref(colour);
         }
         break;

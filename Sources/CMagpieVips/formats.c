@@ -62,6 +62,9 @@ static int fill_header(VipsImage *image, magpie_header *header) {
     header->pages = vips_image_get_n_pages(image);
     header->orientation = vips_image_get_orientation(image);
     if (header->orientation < 1 || header->orientation > 8) header->orientation = 1;
+    const char *copyright = NULL;
+    if (vips_image_get_typeof(image, "exif-ifd0-Copyright") && !vips_image_get_string(image, "exif-ifd0-Copyright", &copyright) && copyright)
+        g_strlcpy(header->copyright, copyright, sizeof header->copyright);
     return 0;
 }
 

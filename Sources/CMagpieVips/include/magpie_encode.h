@@ -28,6 +28,9 @@ typedef struct {
     int loop;
     /// JPEG: the red, green and blue that transparent pixels are flattened onto.
     double background[3];
+    /// When not NULL, the only metadata written: an EXIF Copyright (JPEG, WebP, AVIF; PNG where
+    /// libvips writes EXIF), as libvips read it (`magpie_header.copyright`).
+    const char *copyright;
 } magpie_encode_options;
 
 /// Encodes RGBA8 pixels: a still, or an animation in WebP or GIF. JPEG has no alpha: transparent pixels are flattened onto `background`.

@@ -34,6 +34,9 @@ typedef struct {
     /// EXIF orientation 1...8 (1 when absent).
     int orientation;
     magpie_format format;
+    /// The EXIF Copyright as libvips reads it ("text (text, ASCII, n components, n bytes)"),
+    /// empty when there is none; cut at 255 bytes.
+    char copyright[256];
 } magpie_header;
 
 /// The image's size once upright (EXIF orientation applied; libheif has turned a HEIF already).

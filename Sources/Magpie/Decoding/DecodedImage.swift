@@ -29,6 +29,9 @@ public struct DecodedImage: Sendable {
     /// resize that follows (``DecodingOptions/resizeFirst``); `nil` when the pixels are the
     /// image at the size it was decoded to. The resize sizes its output from it.
     public let fullSize: Size?
+    /// The source's EXIF Copyright, written again only when an encoding keeps it
+    /// (``EncodingRequest/keepsCopyright``).
+    public let copyright: String?
 
     /// A width and a height in pixels.
     public struct Size: Sendable, Hashable {
@@ -47,7 +50,7 @@ public struct DecodedImage: Sendable {
     public init(
         width: Int, height: Int, pixels: [UInt8], sourceFormat: ImageFormat = .unknown,
         sourceWidth: Int? = nil, sourceHeight: Int? = nil, animation: Animation? = nil,
-        firstFrameReason: FirstFrameReason? = nil, fullSize: Size? = nil
+        firstFrameReason: FirstFrameReason? = nil, fullSize: Size? = nil, copyright: String? = nil
     ) {
         let frames = animation?.frameCount ?? 1
         precondition(frames > 0, "an animation has at least one frame")
@@ -61,6 +64,7 @@ public struct DecodedImage: Sendable {
         self.animation = animation
         self.firstFrameReason = firstFrameReason
         self.fullSize = fullSize
+        self.copyright = copyright
     }
 
     /// Memory the pixels take, every frame counted: the image's cost in the memory cache.
@@ -79,7 +83,7 @@ public struct DecodedImage: Sendable {
         let size = width * height * 4
         return DecodedImage(
             width: width, height: height, pixels: Array(pixels[index * size..<(index + 1) * size]),
-            sourceFormat: sourceFormat, sourceWidth: sourceWidth, sourceHeight: sourceHeight)
+            sourceFormat: sourceFormat, sourceWidth: sourceWidth, sourceHeight: sourceHeight, copyright: copyright)
     }
 
     /// The image made by `transform`ing each frame as a still, with this image's timing: the
@@ -105,7 +109,7 @@ public struct DecodedImage: Sendable {
         let (width, height) = size ?? (width, height)
         return DecodedImage(
             width: width, height: height, pixels: pixels, sourceFormat: sourceFormat, sourceWidth: sourceWidth,
-            sourceHeight: sourceHeight, animation: animation, firstFrameReason: firstFrameReason)
+            sourceHeight: sourceHeight, animation: animation, firstFrameReason: firstFrameReason, copyright: copyright)
     }
 
     /// The RGBA value at `(x, y)` of the first frame.

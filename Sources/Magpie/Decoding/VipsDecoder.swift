@@ -46,7 +46,7 @@ public struct VipsDecoder: ImageDecoding {
             return DecodedImage(
                 width: image.width, height: image.height, pixels: image.pixels, sourceFormat: image.sourceFormat,
                 sourceWidth: image.sourceWidth, sourceHeight: image.sourceHeight, animation: image.animation,
-                firstFrameReason: image.firstFrameReason, fullSize: wholeSize)
+                firstFrameReason: image.firstFrameReason, fullSize: wholeSize, copyright: image.copyright)
         }
         if let box = decoding.thumbnail, box.fit == .crop {
             // Nothing to downsample: the whole image, then the box cut from its centre.
@@ -101,9 +101,33 @@ public struct VipsDecoder: ImageDecoding {
                 width: Int(image.width), height: Int(image.height), pixels: pixels, sourceFormat: ImageFormat(shimCode: image.source.format),
                 sourceWidth: Int(image.source.width), sourceHeight: Int(image.source.height), animation: Self.animation(of: image),
                 firstFrameReason: Self.firstFrameReason(image, decoding: decoding),
-                fullSize: image.full_width > 0 ? DecodedImage.Size(width: Int(image.full_width), height: Int(image.full_height)) : nil))
+                fullSize: image.full_width > 0 ? DecodedImage.Size(width: Int(image.full_width), height: Int(image.full_height)) : nil,
+                copyright: Self.copyright(image.source)))
         }
         return try outcome.get()
+    }
+
+    /// The text of the EXIF Copyright libvips read, which it writes as
+    /// "TEXT (VALUE, ASCII, N components, N bytes)", where libexif gives a copyright's VALUE as
+    /// "TEXT (Photographer) - [None] (Editor)"; `nil` when there is none or it was cut.
+    static func copyright(_ header: magpie_header) -> String? {
+        var field = header.copyright
+        return copyright(vipsField: withUnsafeBytes(of: &field) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) })
+    }
+
+    package static func copyright(vipsField full: String) -> String? {
+        let suffix = full.reversed().split(separator: ",", maxSplits: 3, omittingEmptySubsequences: false)
+        // ", ASCII, N components, N bytes)" from the end.
+        guard suffix.count == 4, String(suffix[0].reversed()).hasSuffix(" bytes)"), String(suffix[2].reversed()) == " ASCII" else { return nil }
+        let body = String(String(suffix[3]).reversed())
+        for open in body.indices where body[open...].hasPrefix(" (") {
+            let text = String(body[..<open]), value = body[open...].dropFirst(2)
+            if value == text || value.hasPrefix(text + " (Photographer)") {
+                let trimmed = text.trimmingSpaces
+                return trimmed.isEmpty || trimmed == "[None]" ? nil : trimmed
+            }
+        }
+        return nil
     }
 
     private static func animation(of image: magpie_image) -> Animation? {
@@ -160,5 +184,11 @@ package enum VipsRuntime {
 
     package static func start() throws(MagpieError) {
         try startResult.get()
+    }
+}
+
+extension String {
+    fileprivate var trimmingSpaces: String {
+        String(drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
     }
 }

@@ -6,7 +6,8 @@ extension EncodingRequest {
     package func encode(_ image: DecodedImage, as format: ImageFormat) throws(MagpieError) -> [UInt8] {
         var quality = quality(for: format)
         while true {
-            let bytes = try ImageEncoder(quality: quality, progressive: progressive, lossless: lossless, background: background)
+            let bytes = try ImageEncoder(
+                quality: quality, progressive: progressive, lossless: lossless, background: background, keepsCopyright: keepsCopyright)
                 .encode(image, as: format)
             guard let maximumBytes, maximumBytes > 0, bytes.count > maximumBytes, Self.shrinksWithQuality(format, lossless: lossless),
                 quality > 10

@@ -24,11 +24,14 @@ public struct EncodingRequest: Sendable, Hashable {
     /// For JPEG, WebP and AVIF: lower the quality, step by step, until the bytes fit in this
     /// many (or the quality reaches 10), as imgproxy's `max_bytes`. `nil`: no limit.
     public var maximumBytes: Int?
+    /// Write the source's EXIF Copyright, the only metadata ever written (imgproxy's
+    /// `keep_copyright`).
+    public var keepsCopyright: Bool
 
     /// Creates an encoding request.
     public init(
         format: Format = .source, quality: Int = 85, progressive: Bool = false, lossless: Bool = false,
-        formatQuality: [ImageFormat: Int] = [:], background: Colour = .black, maximumBytes: Int? = nil
+        formatQuality: [ImageFormat: Int] = [:], background: Colour = .black, maximumBytes: Int? = nil, keepsCopyright: Bool = false
     ) {
         self.format = format
         self.quality = quality
@@ -37,6 +40,7 @@ public struct EncodingRequest: Sendable, Hashable {
         self.formatQuality = formatQuality
         self.background = background
         self.maximumBytes = maximumBytes
+        self.keepsCopyright = keepsCopyright
     }
 
     /// The quality `format` is written at.
@@ -88,6 +92,7 @@ public struct EncodingRequest: Sendable, Hashable {
         if let maximumBytes = normalized.maximumBytes { parts.append("max=\(maximumBytes)") }
         if progressive { parts.append("progressive") }
         if lossless { parts.append("lossless") }
+        if keepsCopyright { parts.append("copyright") }
         return parts.joined(separator: ",")
     }
 }

@@ -10,13 +10,17 @@ public struct ImageEncoder: Sendable {
     public var lossless: Bool
     /// For JPEG, which has no alpha: the colour transparent pixels are flattened onto.
     public var background: Colour
+    /// Write the image's ``DecodedImage/copyright`` as the file's only metadata (EXIF), where
+    /// the format carries EXIF.
+    public var keepsCopyright: Bool
 
     /// Creates an encoder.
-    public init(quality: Int = 85, progressive: Bool = false, lossless: Bool = false, background: Colour = .black) {
+    public init(quality: Int = 85, progressive: Bool = false, lossless: Bool = false, background: Colour = .black, keepsCopyright: Bool = false) {
         self.quality = quality
         self.progressive = progressive
         self.lossless = lossless
         self.background = background
+        self.keepsCopyright = keepsCopyright
     }
 
     /// Encodes `image` in one of ``ImageFormat/encodable``. JPEG has no alpha, so transparent
@@ -40,11 +44,15 @@ public struct ImageEncoder: Sendable {
         options.frames = Int32(image.frameCount)
         options.loop = Int32(clamping: image.animation?.loopCount ?? 0)
         let delays = (image.animation?.frameDelays ?? []).map { Int32(clamping: $0) }
+        let copyright = keepsCopyright ? image.copyright.map { Array($0.utf8CString) } ?? [] : []
         let status = image.pixels.withUnsafeBufferPointer { pixels in
             delays.withUnsafeBufferPointer { delays in
-                options.delays = delays.baseAddress
-                return magpie_encode(
-                    pixels.baseAddress, Int32(image.width), Int32(image.height), &options, &output, &length, &message, message.count)
+                copyright.withUnsafeBufferPointer { copyright in
+                    options.delays = delays.baseAddress
+                    options.copyright = copyright.isEmpty ? nil : copyright.baseAddress
+                    return magpie_encode(
+                        pixels.baseAddress, Int32(image.width), Int32(image.height), &options, &output, &length, &message, message.count)
+                }
             }
         }
         defer { magpie_free_buffer(output) }

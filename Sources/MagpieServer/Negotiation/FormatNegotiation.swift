@@ -6,7 +6,8 @@ import Magpie
 /// JPEG shows white, as imgproxy's does.
 enum FormatNegotiation {
     static func encoding(
-        for format: ProxyOptions.Format?, accept: String?, quality: Int, formatQuality: [ImageFormat: Int] = [:], maximumBytes: Int? = nil
+        for format: ProxyOptions.Format?, accept: String?, quality: Int, formatQuality: [ImageFormat: Int] = [:], maximumBytes: Int? = nil,
+        keepsCopyright: Bool = false
     ) -> EncodingRequest {
         let choice: EncodingRequest.Format =
             switch format {
@@ -14,7 +15,8 @@ enum FormatNegotiation {
             case .auto: .negotiated(accepting: accepted(accept))
             case nil: .source
             }
-        return EncodingRequest(format: choice, quality: quality, formatQuality: formatQuality, background: .white, maximumBytes: maximumBytes)
+        return EncodingRequest(format: choice, quality: quality, formatQuality: formatQuality, background: .white, maximumBytes: maximumBytes,
+            keepsCopyright: keepsCopyright)
     }
 
     /// The image formats an `Accept` header lists with a quality above zero.

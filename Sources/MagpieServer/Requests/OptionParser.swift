@@ -98,8 +98,7 @@ struct OptionParser: Sendable {
             guard try option.bool() else {
                 throw option.failure("Magpie converts every image to sRGB and writes no profile; strip_color_profile:0 is not supported")
             }
-        case "keep_copyright", "kcr":
-            guard try !option.bool() else { throw option.failure("keep_copyright is not supported yet: Magpie writes no metadata") }
+        case "keep_copyright", "kcr": reading.options.keepsCopyright = try option.bool()
         case "quality", "q":
             try option.count(1...1, usage: "quality takes one whole number")
             let quality = try option.count(limit: 100)

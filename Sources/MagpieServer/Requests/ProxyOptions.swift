@@ -20,6 +20,8 @@ public struct ProxyOptions: Sendable, Hashable {
     public var formatQuality: [ImageFormat: Int] = [:]
     /// Lower a lossy format's quality until the result fits in this many bytes.
     public var maximumBytes: Int?
+    /// Write the source's EXIF Copyright, the only metadata kept (`keep_copyright`).
+    public var keepsCopyright = false
     /// `nil` keeps the source's format where the output can be written in it.
     public var format: Format?
     /// Serve the first frame of an animation as a still.

@@ -227,7 +227,8 @@ public final class ImageProxy: Sendable {
                 for: source, mark: mark ?? pendingMark.map { .init(identifier: markIdentifier($0), image: Self.markStandIn) })
             let encoding = FormatNegotiation.encoding(
                 for: options.format, accept: request.headers["accept"], quality: options.quality ?? configuration.defaultQuality,
-                formatQuality: configuration.formatQuality.merging(options.formatQuality) { $1 }, maximumBytes: options.maximumBytes)
+                formatQuality: configuration.formatQuality.merging(options.formatQuality) { $1 }, maximumBytes: options.maximumBytes,
+                keepsCopyright: options.keepsCopyright)
             let key = pipeline.configuration.encodedImageKey(for: imageRequest, encoding: encoding)
             let work = Work(
                 reply: reply, request: imageRequest, pendingMark: pendingMark, plan: plan, encoding: encoding, servesSourceAlways: options.raw, servesSourceIn: options.skipProcessing,

@@ -60,3 +60,47 @@ struct ImgproxyInfoTests {
         }
     }
 }
+
+/// imgproxy's `keep_copyright`: the source's EXIF Copyright is the one tag written; without it,
+/// nothing is. Made and read back with Pillow.
+@Suite("imgproxy keep_copyright")
+struct KeepCopyrightTests {
+    static func script(_ arguments: [String]) throws -> Data {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Reference/exif_copyright.py")
+        return try PythonScript.run(url, arguments)
+    }
+
+    static func tags(of bytes: [UInt8]) throws -> [String: String] {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("magpie-kcr-\(UUID().uuidString).img")
+        try Data(bytes).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        return try JSONDecoder().decode([String: String].self, from: try script(["read", file.path]))
+    }
+
+    @Test func libvipsCopyrightFieldsAreRead() {
+        #expect(VipsDecoder.copyright(vipsField: "(c) 2026 Jane Doe ((c) 2026 Jane Doe (Photographer) - [None] (Editor), ASCII, 18 components, 18 bytes)") == "(c) 2026 Jane Doe")
+        #expect(VipsDecoder.copyright(vipsField: "Jane (c) Doe (Jane (c) Doe, ASCII, 13 components, 13 bytes)") == "Jane (c) Doe")
+        #expect(VipsDecoder.copyright(vipsField: "[None] ([None] (Photographer) - Ed (Editor), ASCII, 4 components, 4 bytes)") == nil)
+        #expect(VipsDecoder.copyright(vipsField: "cut off (cut o") == nil)
+        #expect(VipsDecoder.copyright(vipsField: "") == nil)
+    }
+
+    @Test(arguments: ["jpg", "webp"])
+    func theCopyrightIsTheOnlyTagKept(format: String) async throws {
+        let source = FileManager.default.temporaryDirectory.appendingPathComponent("magpie-kcr-\(UUID().uuidString).jpg")
+        _ = try Self.script(["make", source.path, "(c) 2026 Jane Doe, Magpie tests"])
+        let jpeg = Array(try Data(contentsOf: source))
+        try? FileManager.default.removeItem(at: source)
+        try await withProxyFixture { fixture in
+            fixture.origin.serve("/c.jpg", .image(jpeg, contentType: "image/jpeg"))
+            let kept = try await fixture.get(fixture.path("/c.jpg", "rs:fit:200:200/kcr:1/f:\(format)"))
+            try #require(kept.status == 200, "\(kept.text)")
+            let tags = try Self.tags(of: kept.body)
+            #expect(tags["Copyright"] == "(c) 2026 Jane Doe, Magpie tests", "\(tags)")
+            #expect(tags["Artist"] == nil && tags["Model"] == nil, "only the copyright: \(tags)")
+            let stripped = try await fixture.get(fixture.path("/c.jpg", "rs:fit:200:200/f:\(format)"))
+            #expect(try Self.tags(of: stripped.body)["Copyright"] == nil)
+        }
+    }
+}
