@@ -32,9 +32,14 @@ magpie_status magpie_encode(const unsigned char *pixels, int width, int height, 
     case MAGPIE_FORMAT_PNG: failed = vips_pngsave_buffer(image, &buffer, &size, "strip", strip, NULL); break;
     case MAGPIE_FORMAT_JPEG: {
         VipsImage *flat = NULL;
-        VipsArrayDouble *background = vips_array_double_new(options->background, 3);
-        failed = vips_flatten(image, &flat, "background", background, NULL);
-        vips_area_unref(VIPS_AREA(background));
+        if (magpie_is_opaque(pixels, (size_t)width * (size_t)height)) {
+            // Nothing to flatten: the colour bands as they are, without flatten's float pass.
+            failed = vips_extract_band(image, &flat, 0, "n", 3, NULL);
+        } else {
+            VipsArrayDouble *background = vips_array_double_new(options->background, 3);
+            failed = vips_flatten(image, &flat, "background", background, NULL);
+            vips_area_unref(VIPS_AREA(background));
+        }
         if (!failed) {
             failed = vips_jpegsave_buffer(flat, &buffer, &size, "Q", quality, "interlace", options->progressive, "strip", strip, NULL);
             g_object_unref(flat);
