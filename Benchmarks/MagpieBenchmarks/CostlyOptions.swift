@@ -50,3 +50,22 @@ func measureCostlyOptions(into report: inout Report, workspace: URL) throws {
         report.add("12 MP JPEG, \(name): Magpie / Pillow \(version)", "\(format(magpie)) / \(format(theirs)) ms = \(format(magpie / theirs, 2))")
     }
 }
+
+/// The filters of thumbor's benchmark chain on a 256 px result, each alone and chained, in
+/// process: where a filtered thumbnail's time goes.
+func measureSmallFilters(into report: inout Report) throws {
+    let photo = try TestImages.texture(width: 256, height: 171, format: .jpeg, seed: 3)
+    let image = try VipsDecoder().decode(photo, thumbnail: nil, maximumPixels: 100_000_000)
+    let filters: [(String, any ImageProcessing)] = [
+        ("grayscale", ImageProcessors.Grayscale()), ("blur sigma 2", ImageProcessors.GaussianBlur(sigma: 2)),
+        ("sharpen sigma 1", ImageProcessors.Sharpen(sigma: 1)),
+    ]
+    for (name, filter) in filters {
+        report.add("256x171, \(name)", "\(format(try medianMilliseconds(of: 51) { _ = try filter.process(image) }, 2)) ms")
+    }
+    let chain = try medianMilliseconds(of: 51) {
+        var out = image
+        for (_, filter) in filters { out = try filter.process(out) }
+    }
+    report.add("256x171, the three in a row", "\(format(chain, 2)) ms")
+}

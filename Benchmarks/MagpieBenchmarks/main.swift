@@ -45,7 +45,10 @@ func runBenchmarks(quick: Bool, only: String?) async throws -> Report {
             try Gallery.make(count: quick ? 40 : 120, in: workspace.appendingPathComponent("variant-gallery")), into: &report, workspace: workspace)
     }
     if wanted("animation") { try measureAnimationConversion(into: &report, workspace: workspace) }
-    if wanted("costly") { try measureCostlyOptions(into: &report, workspace: workspace) }
+    if wanted("costly") {
+        try measureSmallFilters(into: &report)
+        try measureCostlyOptions(into: &report, workspace: workspace)
+    }
     if wanted("network") { try await measureConnectionFailures(into: &report) }
     // Minutes, not seconds, and it loads the machine: only when asked for.
     if only == "memory" { try await measureSustainedMemory(into: &report, workspace: workspace) }
