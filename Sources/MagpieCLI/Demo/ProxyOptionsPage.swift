@@ -17,7 +17,15 @@ struct ProxyOptionsPage {
         "rs:fit:240:240/rot:90", "rs:fit:240:240/fl:1:0", "rs:fit:240:240/z:0.5", "rs:fit:120:120/dpr:2", "rs:fit:240:240/bl:4",
         "rs:fit:240:240/sh:2", "rs:fit:240:240/pix:10", "rs:fit:240:240/r:24", "rs:fill:240:240/circle:1", "rs:fit:240:240/grayscale:1",
         "rs:fit:240:240/q:20/f:jpeg", "rs:fit:240:240/f:webp", "rs:fit:240:240/mw:240/mh:200",
+        "rs:fit:240:240/wmt:\(base64URL("<span foreground=\"white\"><b>Magpie</b></span>"))/wm:0.9:re:16:16",
+        "rs:fit:240:240/mc:1:3366cc", "rs:fit:240:240/dt:1:1e3264:f0c850", "rs:fit:240:240/a:20:1.3:1.5",
     ]
+
+    /// URL-safe base64 without padding, as imgproxy's text and URL options take it.
+    private static func base64URL(_ text: String) -> String {
+        Data(text.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
 
     static let thumborOptions = [
         "240x240", "240x160", "fit-in/240x240", "full-fit-in/160x160", "adaptive-fit-in/160x240", "-240x160", "240x-160",
@@ -25,6 +33,7 @@ struct ProxyOptionsPage {
         "fit-in/240x240/filters:fill(334455)", "240x160/filters:grayscale():blur(3)", "240x160/filters:round_corner(20,34,68,85)",
         "240x160/filters:rotate(90)", "240x160/filters:quality(30):format(webp)", "480x320/filters:proportion(0.5)",
         "240x160/filters:sharpen(2,1,true):background_color(ffffff)", "2400x1600/filters:no_upscale()",
+        "240x240/filters:focal(300x100:400x200)", "origx160", "trim:bottom-right/240x0",
     ]
 
     /// A thumbor URL's path for `options`, signed.
