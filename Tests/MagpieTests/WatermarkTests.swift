@@ -98,6 +98,9 @@ import Testing
         // More than 100 in all: 6 a side, spread.
         #expect(W.starts(.repeated, side: 100, mark: 5, capped: true) == [0, 19, 38, 57, 76, 95])
         #expect(W.starts(.centre, side: 100, mark: 11, capped: false) == [44])
+        // A 1 px mark across 5,000 px: 1,000 marks at most, spread to both edges.
+        let many = W.starts(.repeated, side: 5_000, mark: 1, capped: false)
+        #expect(many.count == 1_000 && many.first == 0 && (many.last ?? 0) <= 4_999 && (many.last ?? 0) > 4_990)
         let grid = try W(mark: Self.red, opacity: 1, position: .aligned(x: .repeated, y: .repeated), scaleWidth: 0, scaleHeight: 0)
             .process(Self.flat(30, 12, [255, 255, 255, 255]))
         // 3 x 2 marks of 10x6 fill a 30x12 image.

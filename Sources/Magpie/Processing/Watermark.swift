@@ -43,7 +43,7 @@ extension ImageProcessors {
             /// Centred, rounded towards the start.
             case centre
             /// As many marks as fit, spread from edge to edge with equal gaps (at most 6 a side
-            /// when both axes repeat and more than 100 would fit).
+            /// when both axes repeat and more than 100 would fit; at most 1,000 a side).
             case repeated
         }
 
@@ -89,13 +89,13 @@ extension ImageProcessors {
         }
 
         public var identifier: String {
-            let where_: String
+            let placed: String
             switch position {
-            case .placed(let placement): where_ = placement.name
-            case .tiled(let x, let y): where_ = "tiled:\(x):\(y)"
-            case .aligned(let x, let y): where_ = "aligned:\(x):\(y)"
+            case .placed(let placement): placed = placement.name
+            case .tiled(let x, let y): placed = "tiled:\(x):\(y)"
+            case .aligned(let x, let y): placed = "aligned:\(x):\(y)"
             }
-            return "magpie.watermark/1?mark=\(mark.identifier)&opacity=\(opacity)&position=\(where_)"
+            return "magpie.watermark/1?mark=\(mark.identifier)&opacity=\(opacity)&position=\(placed)"
                 + "&scale=\(scaleWidth)x\(scaleHeight)&offset-scale=\(offsetScale)"
         }
 
@@ -161,7 +161,9 @@ extension ImageProcessors {
                 if side < 2 * mark {
                     (count, gap) = ((side + mark - 1) / mark, 10)
                 } else {
-                    if capped { count = min(6, count) }
+                    // Thumbor's 6 when both axes repeat; 1,000 a side bounds one composite's work
+                    // (a 1 px mark on a wide image) where thumbor has no bound.
+                    count = min(capped ? 6 : 1_000, count)
                     gap = (side - count * mark) / (max(count, 2) - 1)
                 }
                 return (0..<count).map { $0 * (mark + gap) }

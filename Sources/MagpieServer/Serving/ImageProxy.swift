@@ -216,7 +216,9 @@ public final class ImageProxy: Sendable {
                 (options, source, sourceStem) = (try ProxyOptions(thumbor: path, limits: configuration.limits), path.source, "image")
                 if path.meta { reply = .meta(options) }
             }
-            let plan = try RenderPlan(options, limits: configuration.limits, watermarkOpacity: configuration.watermarkOpacity)
+            // IMGPROXY_WATERMARK_OPACITY is imgproxy's base opacity; thumbor's alpha is the whole say.
+            let plan = try RenderPlan(
+                options, limits: configuration.limits, watermarkOpacity: grammar == .imgproxy ? configuration.watermarkOpacity : 1)
             if case .failure(let refusal) = Result(catching: { () throws(MagpieError) in try configuration.sources.check(source) }) {
                 throw ProxyURLError.forbidden(refusal.description)
             }
@@ -231,7 +233,8 @@ public final class ImageProxy: Sendable {
                 keepsCopyright: options.keepsCopyright)
             let key = pipeline.configuration.encodedImageKey(for: imageRequest, encoding: encoding)
             let work = Work(
-                reply: reply, request: imageRequest, pendingMark: pendingMark, plan: plan, encoding: encoding, servesSourceAlways: options.raw, servesSourceIn: options.skipProcessing,
+                reply: reply, request: imageRequest, pendingMark: pendingMark, plan: plan, encoding: encoding,
+                servesSourceAlways: options.raw, servesSourceIn: options.skipProcessing,
                 filename: options.filename ?? sourceStem, attachment: options.returnAttachment,
                 sourceKey: pipeline.configuration.cacheKey(source), variant: key.variant,
                 varies: options.format == .auto, cacheTag: Validators.cacheTag(for: source))
