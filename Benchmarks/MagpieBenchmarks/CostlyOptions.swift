@@ -60,6 +60,8 @@ func measureSmallFilters(into report: inout Report) throws {
         ("grayscale", ImageProcessors.Grayscale()), ("blur sigma 2", ImageProcessors.GaussianBlur(sigma: 2)),
         ("sharpen sigma 1", ImageProcessors.Sharpen(sigma: 1)),
     ]
+    let unsharp = ImageProcessors.UnsharpMask(sigma: 1, amount: 2)
+    report.add("256x171, unsharp mask sigma 1 (thumbor's sharpen)", "\(format(try medianMilliseconds(of: 51) { _ = try unsharp.process(image) }, 2)) ms")
     for (name, filter) in filters {
         report.add("256x171, \(name)", "\(format(try medianMilliseconds(of: 51) { _ = try filter.process(image) }, 2)) ms")
     }

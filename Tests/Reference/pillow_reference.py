@@ -38,6 +38,12 @@ def main():
     elif operation == "blur":
         sigma = float(arguments[0])
         result = image.convert("RGBa").filter(ImageFilter.GaussianBlur(sigma)).convert("RGBA")
+    elif operation == "unsharp":
+        # Pillow's UnsharpMask: the image plus percent/100 of its difference from a Gaussian blur.
+        sigma, amount = float(arguments[0]), float(arguments[1])
+        rgb = image.convert("RGB").filter(ImageFilter.UnsharpMask(radius=sigma, percent=int(round(amount * 100)), threshold=0))
+        result = rgb.convert("RGBA")
+        result.putalpha(image.getchannel("A"))
     elif operation == "round":
         radius = float(arguments[0])
         scale = 8

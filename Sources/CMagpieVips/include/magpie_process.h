@@ -30,6 +30,9 @@ typedef enum {
     MAGPIE_OPERATION_FLATTEN = 9,
     /// Brightness, contrast and saturation: see `brightness`.
     MAGPIE_OPERATION_ADJUST = 10,
+    /// Unsharp mask on every colour band: the image plus `amount` times its difference from a
+    /// Gaussian blur of `sigma`.
+    MAGPIE_OPERATION_UNSHARP = 11,
 } magpie_operation;
 
 typedef struct {
@@ -68,6 +71,8 @@ typedef struct {
     double brightness;
     double contrast;
     double saturation;
+    /// Unsharp: how much of the difference from the blur is added, 0...10.
+    double amount;
 } magpie_process_options;
 
 /// Prepares `options`' operation on the RGBA8 (straight alpha) bitmap `pixels`: `frames`

@@ -27,6 +27,34 @@ extension ImageProcessors {
     }
 }
 
+extension ImageProcessors {
+    /// The classic unsharp mask on every colour band: the image plus ``amount`` times its
+    /// difference from a Gaussian blur of ``sigma`` (thumbor's `sharpen`, Pillow's
+    /// `UnsharpMask`). Cheaper than ``Sharpen`` on small images, which pays for a colour-space
+    /// round trip and a set-up per call; it may fringe colours where ``Sharpen`` does not.
+    public struct UnsharpMask: ImageProcessing, Hashable {
+        public let sigma: Double
+        /// 0 (nothing) ... 10; 1 adds the whole difference once.
+        public let amount: Double
+
+        public init(sigma: Double, amount: Double = 1) {
+            self.sigma = sigma
+            self.amount = amount
+        }
+
+        public var identifier: String { "magpie.unsharp/1?sigma=\(sigma)&amount=\(amount)" }
+
+        public func process(_ image: DecodedImage) throws(MagpieError) -> DecodedImage {
+            guard amount > 0 else { return image }
+            var options = magpie_process_options()
+            options.operation = MAGPIE_OPERATION_UNSHARP
+            options.sigma = sigma
+            options.amount = amount
+            return try VipsProcessing.run(options, on: image, identifier: identifier)
+        }
+    }
+}
+
 extension ImageProcessing where Self == ImageProcessors.Sharpen {
     /// Sharpens with a mask of `sigma` pixels.
     public static func sharpen(sigma: Double) -> Self { ImageProcessors.Sharpen(sigma: sigma) }

@@ -59,10 +59,10 @@ extension ProxyOptions {
             let sigma = arguments.count > 1 ? try number(1, 0...limits.maximumBlurSigma, "blur(RADIUS,SIGMA)") : min(radius, limits.maximumBlurSigma)
             processing["blur"] = [String(sigma)]
         case "sharpen":
-            // Thumbor's amount and luminance flag have no counterpart in libvips' sharpen; its
-            // radius is the mask's sigma.
+            // Thumbor's unsharp mask: its amount and radius; luminance_only is not told apart.
+            let amount = try number(0, 0...10, "sharpen(AMOUNT,RADIUS,LUMINANCE_ONLY), an amount from 0 to 10")
             let radius = try number(1, 0...ImageProcessors.Sharpen.sigmaLimit, "sharpen(AMOUNT,RADIUS,LUMINANCE_ONLY), a radius up to 10")
-            processing["sharpen"] = [String(radius)]
+            if amount > 0, radius > 0 { processing["unsharp"] = [String(radius), String(amount)] }
         case "round_corner":
             guard arguments.count >= 4, let colour = Self.colour(arguments[1...3].joined(separator: ",")) else {
                 throw failure("round_corner(A|B,R,G,B[,TRANSPARENT])")

@@ -37,6 +37,16 @@ struct ProcessorReferenceTests {
         #expect(difference.meanColour < 1.5 && difference.meanAlpha < 1.5, "\(difference)")
     }
 
+    @Test func unsharpMaskMatchesPillows() throws {
+        let image = try Self.corpusImage(Self.photo)
+        let sharpened = try ImageProcessors.UnsharpMask(sigma: 1.5, amount: 1.2).process(image)
+        let reference = try PillowReference.run("unsharp", ["1.5", "1.2"], on: image)
+        let difference = ImageDifference(sharpened, reference)
+        #expect(difference.meanColour < 2, "\(difference)")
+        // And it does sharpen: the result is further from the image than the reference's noise.
+        #expect(ImageDifference(sharpened, image).meanColour > difference.meanColour * 2, "\(ImageDifference(sharpened, image))")
+    }
+
     @Test func roundedCornersMatchASupersampledMask() throws {
         let image = try Self.corpusImage(Self.photo)
         let rounded = try ImageProcessors.RoundedCorners(radius: 120).process(image)

@@ -1,6 +1,6 @@
 extension ProcessingOption {
     /// Every processor both syntaxes name, in the order the proxy applies them after its resize.
-    public static let all: [ProcessingOption] = [adjust, blur, sharpen, pixelate, roundedCorners, circle, grayscale, monochrome, duotone]
+    public static let all: [ProcessingOption] = [adjust, blur, sharpen, unsharp, pixelate, roundedCorners, circle, grayscale, monochrome, duotone]
 
     static let adjust = ProcessingOption(names: ["adjust", "a"], usage: "adjust:BRIGHTNESS:CONTRAST:SATURATION", scalesWithPixelRatio: false) {
         arguments throws(Failure) in
@@ -28,6 +28,18 @@ extension ProcessingOption {
         let limit = ImageProcessors.Sharpen.sigmaLimit
         let sigma = try arguments.number(0...limit, usage: "sharpen takes a sigma in pixels from 0 (none) to \(limit.formatted), e.g. sharpen:1")
         return sigma > 0 ? ImageProcessors.Sharpen(sigma: min(limit, sigma * arguments.scale)) : nil
+    }
+
+    static let unsharp = ProcessingOption(names: ["unsharp", "usm"], usage: "unsharp:SIGMA:AMOUNT", scalesWithPixelRatio: false) {
+        arguments throws(Failure) in
+        let usage = "unsharp takes a sigma in pixels above 0 and at most 10 and an amount from 0 to 10 (1 unless given), e.g. unsharp:1:1.5"
+        let values = arguments.values
+        guard (1...2).contains(values.count), let sigma = Double(values[0]), sigma > 0, sigma <= ImageProcessors.Sharpen.sigmaLimit else {
+            throw Failure(usage)
+        }
+        let amount = values.count > 1 ? Double(values[1]) : 1
+        guard let amount, (0...10).contains(amount) else { throw Failure(usage) }
+        return amount > 0 ? ImageProcessors.UnsharpMask(sigma: min(ImageProcessors.Sharpen.sigmaLimit, sigma * arguments.scale), amount: amount) : nil
     }
 
     static let pixelate = ProcessingOption(names: ["pixelate", "pix"], usage: "pixelate:SIZE", scalesWithPixelRatio: false) {
