@@ -3,26 +3,35 @@ import CMagpieVips
 /// Runs one of the shim's operations on a bitmap and renders the result into a new one.
 enum VipsProcessing {
     static func run(_ options: magpie_process_options, on image: DecodedImage, identifier: String) throws(MagpieError) -> DecodedImage {
+        var options = options
+        return try image.pixels.withUnsafeBufferPointer { pixels throws(MagpieError) in
+            try render(replacing: image, identifier: identifier) { result, message in
+                magpie_process(
+                    pixels.baseAddress, Int32(image.width), Int32(image.height), Int32(image.frameCount), &options, &result, &message,
+                    message.count)
+            }
+        }
+    }
+
+    /// Starts libvips, lets `prepare` set up a pipeline in `result` (writing any error into
+    /// `message`), renders it and gives `image` the rendered pixels. Whatever bitmaps the
+    /// pipeline reads must stay alive for the whole call, so callers make it inside their
+    /// pointers' scopes.
+    static func render(
+        replacing image: DecodedImage, identifier: String, _ prepare: (inout magpie_image, inout [CChar]) -> magpie_status
+    ) throws(MagpieError) -> DecodedImage {
         do {
             try VipsRuntime.start()
         } catch {
             throw .processingFailed(processor: identifier, reason: error.description)
         }
-        var options = options
         var message = [CChar](repeating: 0, count: 512)
-        let outcome = image.pixels.withUnsafeBufferPointer { pixels -> Result<DecodedImage, MagpieError> in
-            // libvips reads `pixels` while rendering, so both steps happen in here.
-            var result = magpie_image()
-            defer { magpie_free_image(&result) }
-            let status = magpie_process(
-                pixels.baseAddress, Int32(image.width), Int32(image.height), Int32(image.frameCount), &options, &result,
-                &message, message.count)
-            guard status == MAGPIE_STATUS_OK, let output = VipsDecoder.render(&result, message: &message) else {
-                return .failure(.processingFailed(processor: identifier, reason: VipsDecoder.text(message)))
-            }
-            return .success(image.replacingPixels(output, width: Int(result.width), height: Int(result.height)))
+        var result = magpie_image()
+        defer { magpie_free_image(&result) }
+        guard prepare(&result, &message) == MAGPIE_STATUS_OK, let output = VipsDecoder.render(&result, message: &message) else {
+            throw .processingFailed(processor: identifier, reason: VipsDecoder.text(message))
         }
-        return try outcome.get()
+        return image.replacingPixels(output, width: Int(result.width), height: Int(result.height))
     }
 }
 

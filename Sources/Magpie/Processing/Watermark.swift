@@ -176,28 +176,17 @@ extension ImageProcessors {
         }
 
         private func composite(_ laid: DecodedImage, over image: DecodedImage, _ options: magpie_watermark_options) throws(MagpieError) -> DecodedImage {
-            do {
-                try VipsRuntime.start()
-            } catch {
-                throw .processingFailed(processor: identifier, reason: error.description)
-            }
             var options = options
-            var message = [CChar](repeating: 0, count: 512)
-            let outcome = image.pixels.withUnsafeBufferPointer { pixels in
-                laid.pixels.withUnsafeBufferPointer { markPixels -> Result<DecodedImage, MagpieError> in
-                    // libvips reads both bitmaps while rendering, so both steps happen in here.
-                    var result = magpie_image()
-                    defer { magpie_free_image(&result) }
-                    let status = magpie_watermark(
-                        pixels.baseAddress, Int32(image.width), Int32(image.height), Int32(image.frameCount), markPixels.baseAddress,
-                        Int32(laid.width), Int32(laid.height), &options, &result, &message, message.count)
-                    guard status == MAGPIE_STATUS_OK, let output = VipsDecoder.render(&result, message: &message) else {
-                        return .failure(.processingFailed(processor: identifier, reason: VipsDecoder.text(message)))
+            // libvips reads both bitmaps while rendering, so the render happens in their scopes.
+            return try image.pixels.withUnsafeBufferPointer { pixels throws(MagpieError) in
+                try laid.pixels.withUnsafeBufferPointer { markPixels throws(MagpieError) in
+                    try VipsProcessing.render(replacing: image, identifier: identifier) { result, message in
+                        magpie_watermark(
+                            pixels.baseAddress, Int32(image.width), Int32(image.height), Int32(image.frameCount), markPixels.baseAddress,
+                            Int32(laid.width), Int32(laid.height), &options, &result, &message, message.count)
                     }
-                    return .success(image.replacingPixels(output, width: Int(result.width), height: Int(result.height)))
                 }
             }
-            return try outcome.get()
         }
     }
 }
