@@ -135,6 +135,8 @@ struct BindingTests {
             let second = RecordingView()
             fixture.pipeline.bind(fixture.server.url("/p.png"), to: first)
             fixture.pipeline.bind(fixture.server.url("/q.png"), to: second)
+            // Both queued behind the blocker before the view scrolls: load, decode and fetch each.
+            try await waitUntil { fixture.pipeline.inFlightTaskCount == 9 }
             first.imageBinding.priority = .veryLow  // scrolled off screen
             #expect(first.imageBinding.priority == .veryLow)
             first.imageBinding.priority = .normal  // back again

@@ -65,11 +65,8 @@ public final class ImageTask: Sendable, WorkDependent {
     public var priority: ImageRequest.Priority {
         get { state.withLockedValue { $0.priority } }
         set {
-            let update = state.withLockedValue { state in
-                state.priority = newValue
-                return state.subscription
-            }
-            update?(newValue)
+            state.withLockedValue { $0.priority = newValue }
+            publishPriority()
         }
     }
 
@@ -132,11 +129,12 @@ public final class ImageTask: Sendable, WorkDependent {
 
     /// Lets priority changes reach the shared work this task is subscribed to.
     func followPriority(_ subscription: @escaping @Sendable (ImageRequest.Priority) -> Void) {
-        let current = state.withLockedValue { state in
-            state.subscription = subscription
-            return state.priority
-        }
-        subscription(current)
+        state.withLockedValue { $0.subscription = subscription }
+        publishPriority()
+    }
+
+    private func publishPriority() {
+        deliverPriority { state.withLockedValue { state in state.subscription.map { (state.priority, $0) } } }
     }
 
     func send(_ event: Event) {

@@ -99,7 +99,7 @@ final class SharedTask<Value: Sendable>: Sendable {
     }
 
     private func subscribe(priority: ImageRequest.Priority, onEvent: @escaping @Sendable (WorkEvent) -> Void) -> UInt64 {
-        let (id, start, change) = state.withLockedValue { state -> (UInt64, (run: UInt64, work: Work)?, (@Sendable () -> Void)?) in
+        let (id, start, changed) = state.withLockedValue { state -> (UInt64, (run: UInt64, work: Work)?, Bool) in
             state.nextID += 1
             let id = state.nextID
             state.subscribers[id] = Subscriber(priority: priority, continuation: nil, onEvent: onEvent)
@@ -116,7 +116,7 @@ final class SharedTask<Value: Sendable>: Sendable {
             }
             return (id, start, Self.updatePriority(&state))
         }
-        change?()
+        if changed { publishPriority() }
         if let start { self.start(start.run, work: start.work) }
         return id
     }
@@ -170,24 +170,24 @@ final class SharedTask<Value: Sendable>: Sendable {
     }
 
     private func leave(_ id: UInt64) {
-        let (subscriber, abandoned, change) = state.withLockedValue { state -> (Subscriber?, Task<Void, Never>??, (@Sendable () -> Void)?) in
-            guard let subscriber = state.subscribers.removeValue(forKey: id) else { return (nil, nil, nil) }
+        let (subscriber, abandoned, changed) = state.withLockedValue { state -> (Subscriber?, Task<Void, Never>??, Bool) in
+            guard let subscriber = state.subscribers.removeValue(forKey: id) else { return (nil, nil, false) }
             guard state.subscribers.isEmpty else { return (subscriber, nil, Self.updatePriority(&state)) }
             // The work sets its hook again if a late subscriber restarts it.
             state.onPriorityChange = nil
             switch state.phase {
             case .running(let task):
                 state.phase = .abandoned
-                return (subscriber, .some(task), nil)
+                return (subscriber, .some(task), false)
             case .starting:
                 // start() sees the change and cancels the task it made.
                 state.phase = .abandoned
-                return (subscriber, .some(nil), nil)
+                return (subscriber, .some(nil), false)
             case .idle, .finished, .abandoned:
-                return (subscriber, nil, nil)
+                return (subscriber, nil, false)
             }
         }
-        change?()
+        if changed { publishPriority() }
         subscriber?.continuation?.resume(throwing: MagpieError.cancelled)
         if let abandoned {
             onEnd(self)
@@ -196,21 +196,24 @@ final class SharedTask<Value: Sendable>: Sendable {
     }
 
     private func setPriority(_ priority: ImageRequest.Priority, for id: UInt64) {
-        let change = state.withLockedValue { state -> (@Sendable () -> Void)? in
-            guard state.subscribers[id] != nil else { return nil }
+        let changed = state.withLockedValue { state -> Bool in
+            guard state.subscribers[id] != nil else { return false }
             state.subscribers[id]?.priority = priority
             return Self.updatePriority(&state)
         }
-        change?()
+        if changed { publishPriority() }
     }
 
-    /// Recomputes the task's priority; returns the notification to send outside the lock.
-    private static func updatePriority(_ state: inout State) -> (@Sendable () -> Void)? {
+    /// Recomputes the task's priority; says whether it changed, to be published outside the lock.
+    private static func updatePriority(_ state: inout State) -> Bool {
         let highest = state.subscribers.values.map(\.priority).max() ?? .veryLow
-        guard highest != state.priority else { return nil }
+        guard highest != state.priority else { return false }
         state.priority = highest
-        guard let handler = state.onPriorityChange else { return nil }
-        return { handler(highest) }
+        return true
+    }
+
+    private func publishPriority() {
+        deliverPriority { state.withLockedValue { state in state.onPriorityChange.map { (state.priority, $0) } } }
     }
 
     // MARK: - For the work
@@ -218,9 +221,11 @@ final class SharedTask<Value: Sendable>: Sendable {
     /// The highest priority among the current subscribers.
     var priority: ImageRequest.Priority { state.withLockedValue { $0.priority } }
 
-    /// Calls `handler` whenever the task's priority changes from now on.
+    /// Calls `handler` with the task's priority now and whenever it changes from now on, so a
+    /// change made while the caller was reading ``priority`` is not lost.
     func onPriorityChange(_ handler: @escaping @Sendable (ImageRequest.Priority) -> Void) {
         state.withLockedValue { $0.onPriorityChange = handler }
+        publishPriority()
     }
 
     /// Sends an event to every current subscriber.
@@ -237,7 +242,7 @@ final class SharedTask<Value: Sendable>: Sendable {
 /// stage waiting for the stage before it, or an ``ImageTask`` waiting for its load.
 protocol WorkDependent: Sendable {
     var priority: ImageRequest.Priority { get }
-    /// Calls `handler` with the dependent's priority whenever it changes from now on.
+    /// Calls `handler` with the dependent's priority now and whenever it changes from now on.
     func followPriority(_ handler: @escaping @Sendable (ImageRequest.Priority) -> Void)
 }
 
