@@ -22,7 +22,8 @@ extension ImageProcessors {
         }
     }
 
-    /// Turns an image grey (libvips' luminance), keeping its transparency.
+    /// Turns an image grey: each pixel's linear-light luminance (Rec. 709 weights) as an sRGB
+    /// level, keeping its transparency.
     public struct Grayscale: ImageProcessing, Hashable {
         /// Creates the processor.
         public init() {}
