@@ -186,23 +186,35 @@ static int make_gaussian_masks(double sigma, gaussian_masks *masks) {
     return masks->across ? 0 : -1;
 }
 
-// Gives referenced masks for `sigma`, from the cache when it holds them.
-static int gaussian_masks_for(double sigma, gaussian_masks *masks) {
-    g_mutex_lock(&cached_masks_lock);
+// Referenced masks for `sigma` if the cache holds them; the caller holds the lock.
+static int cached_gaussian_masks(double sigma, gaussian_masks *masks) {
     for (int i = 0; i < cached_mask_count; i++) {
         if (cached_masks[i].sigma == sigma) {
             *masks = cached_masks[i];
             g_object_ref(masks->across);
             g_object_ref(masks->down);
-            g_mutex_unlock(&cached_masks_lock);
-            return 0;
+            return 1;
         }
     }
+    return 0;
+}
+
+// Gives referenced masks for `sigma`, from the cache when it holds them.
+static int gaussian_masks_for(double sigma, gaussian_masks *masks) {
+    g_mutex_lock(&cached_masks_lock);
+    int cached = cached_gaussian_masks(sigma, masks);
     g_mutex_unlock(&cached_masks_lock);
+    if (cached) return 0;
+    // Made outside the lock: making them runs libvips' thread pool.
     if (make_gaussian_masks(sigma, masks)) return -1;
     g_mutex_lock(&cached_masks_lock);
-    // Sigmas come from URLs; beyond the first few the masks are made for each call.
-    if (cached_mask_count < CACHED_MASKS) {
+    gaussian_masks raced;
+    if (cached_gaussian_masks(sigma, &raced)) {
+        // Another call made them meanwhile; one copy in the cache is enough.
+        g_object_unref(raced.across);
+        g_object_unref(raced.down);
+    } else if (cached_mask_count < CACHED_MASKS) {
+        // Sigmas come from URLs; beyond the first few the masks are made for each call.
         g_object_ref(masks->across);
         g_object_ref(masks->down);
         cached_masks[cached_mask_count++] = *masks;
