@@ -2,6 +2,7 @@
 #include "shim_internal.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <vips/vips.h>
 
@@ -152,10 +153,16 @@ static int rectangle_fits(VipsImage *rgba, const magpie_process_options *options
     return 0;
 }
 
-// The two passes of libvips' Gaussian blur (`vips_gaussblur` at its integer precision: the
-// mask `vips_gaussmat` makes, then `vips_convsep`), with both masks made once per sigma. On a
-// thumbnail most of a blur's time was libvips checking and rotating the mask inside every call:
-// each check renders it through the thread pool, five times a blur, whatever the image's size.
+// The two passes of libvips' Gaussian blur, with both masks made once per sigma. On a thumbnail
+// most of `vips_gaussblur`'s time was libvips checking and rotating its mask inside every call:
+// each check renders the mask through the thread pool, five times a blur, whatever the image's size.
+//
+// The masks are libvips' own Gaussian (`vips_gaussmat`, its default minimum amplitude), rounded
+// to integers that sum to a power of two. libvips' integer convolution holds each coefficient as
+// an 8-bit mantissa with one shared exponent, and the integer mask `vips_gaussblur` makes does not
+// sum exactly in that form: flat areas came out up to five levels lighter or darker, by sigma
+// (and an unsharp mask doubled the error). With the sum the convolution's own unit, a flat area
+// stays exactly as it was.
 #define CACHED_MASKS 16
 
 typedef struct {
@@ -167,23 +174,82 @@ static gaussian_masks cached_masks[CACHED_MASKS];
 static int cached_mask_count;
 static GMutex cached_masks_lock;
 
+// Rounds `weights` (summing to 1, symmetric) to integers summing to `total`, keeping the symmetry:
+// the rounding error goes, a unit at a time, to the pairs that lost most by rounding, and an odd
+// unit to the middle.
+static void round_to_total(const double *weights, int count, int total, double *rounded) {
+    int sum = 0;
+    for (int i = 0; i < count; i++) {
+        rounded[i] = rint(weights[i] * total);
+        sum += (int)rounded[i];
+    }
+    int middle = count / 2;
+    while (sum != total) {
+        int step = sum < total ? 1 : -1;
+        if (abs(total - sum) == 1) {
+            rounded[middle] += step;
+            sum += step;
+            continue;
+        }
+        int best = -1;
+        double best_loss = 0;
+        for (int i = 0; i < middle; i++) {
+            double loss = (weights[i] * total - rounded[i]) * step;
+            if (best < 0 || loss > best_loss) {
+                best = i;
+                best_loss = loss;
+            }
+        }
+        if (best < 0) {
+            rounded[middle] += step;
+            sum += step;
+            continue;
+        }
+        rounded[best] += step;
+        rounded[count - 1 - best] += step;
+        sum += 2 * step;
+    }
+}
+
 static int make_gaussian_masks(double sigma, gaussian_masks *masks) {
-    VipsImage *made = NULL, *turned = NULL;
     masks->sigma = sigma;
     masks->across = masks->down = NULL;
-    if (vips_gaussmat(&made, sigma, 0.2, "separable", TRUE, "precision", VIPS_PRECISION_INTEGER, NULL) ||
-        !(masks->across = vips_image_copy_memory(made)) || vips_rot(masks->across, &turned, VIPS_ANGLE_D90, NULL) ||
-        !(masks->down = vips_image_copy_memory(turned))) {
-        if (masks->across) g_object_unref(masks->across);
-        if (masks->down) g_object_unref(masks->down);
-        masks->across = masks->down = NULL;
-    } else {
-        // As vips_convsep does for its second pass.
-        vips_image_set_double(masks->down, "offset", 0);
+    VipsImage *made = NULL, *values = NULL;
+    if (vips_gaussmat(&made, sigma, 0.2, "separable", TRUE, "precision", VIPS_PRECISION_FLOAT, NULL) ||
+        !(values = vips_image_copy_memory(made))) {
+        if (made) g_object_unref(made);
+        return -1;
     }
-    if (made) g_object_unref(made);
-    if (turned) g_object_unref(turned);
-    return masks->across ? 0 : -1;
+    int count = values->Xsize;
+    double *weights = g_new(double, count), *rounded = g_new(double, count);
+    double sum = 0, largest = 0;
+    for (int i = 0; i < count; i++) sum += *VIPS_MATRIX(values, i, 0);
+    for (int i = 0; i < count; i++) {
+        weights[i] = *VIPS_MATRIX(values, i, 0) / sum;
+        if (weights[i] > largest) largest = weights[i];
+    }
+    // The exponent libvips' integer convolution gives a mask whose largest weight is `largest`:
+    // coefficients are then whole multiples of 1 / 2^(7 - shift).
+    int shift = (int)ceil(log2(largest) + 1);
+    int total = 1 << (7 - shift);
+    round_to_total(weights, count, total, rounded);
+    masks->across = vips_image_new_matrix_from_array(count, 1, rounded, count);
+    masks->down = vips_image_new_matrix_from_array(1, count, rounded, count);
+    for (VipsImage **mask = &masks->across; mask <= &masks->down; mask++) {
+        if (*mask) {
+            vips_image_set_double(*mask, "scale", total);
+            vips_image_set_double(*mask, "offset", 0);
+        }
+    }
+    g_free(weights);
+    g_free(rounded);
+    g_object_unref(made);
+    g_object_unref(values);
+    if (masks->across && masks->down) return 0;
+    if (masks->across) g_object_unref(masks->across);
+    if (masks->down) g_object_unref(masks->down);
+    masks->across = masks->down = NULL;
+    return -1;
 }
 
 // Referenced masks for `sigma` if the cache holds them; the caller holds the lock.
