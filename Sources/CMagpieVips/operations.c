@@ -2,6 +2,7 @@
 #include "shim_internal.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <vips/vips.h>
@@ -172,7 +173,9 @@ typedef struct {
 
 static gaussian_masks cached_masks[CACHED_MASKS];
 static int cached_mask_count;
-static GMutex cached_masks_lock;
+// pthread's rather than GLib's lock: Thread Sanitizer sees its ordering (GLib here is inside the
+// uninstrumented libvips).
+static pthread_mutex_t cached_masks_lock = PTHREAD_MUTEX_INITIALIZER;
 
 // Rounds `weights` (summing to 1, symmetric) to integers summing to `total`, keeping the symmetry:
 // the rounding error goes, a unit at a time, to the pairs that lost most by rounding, and an odd
@@ -267,13 +270,13 @@ static int cached_gaussian_masks(double sigma, gaussian_masks *masks) {
 
 // Gives referenced masks for `sigma`, from the cache when it holds them.
 static int gaussian_masks_for(double sigma, gaussian_masks *masks) {
-    g_mutex_lock(&cached_masks_lock);
+    pthread_mutex_lock(&cached_masks_lock);
     int cached = cached_gaussian_masks(sigma, masks);
-    g_mutex_unlock(&cached_masks_lock);
+    pthread_mutex_unlock(&cached_masks_lock);
     if (cached) return 0;
     // Made outside the lock: making them runs libvips' thread pool.
     if (make_gaussian_masks(sigma, masks)) return -1;
-    g_mutex_lock(&cached_masks_lock);
+    pthread_mutex_lock(&cached_masks_lock);
     gaussian_masks raced;
     if (cached_gaussian_masks(sigma, &raced)) {
         // Another call made them meanwhile; one copy in the cache is enough.
@@ -285,7 +288,7 @@ static int gaussian_masks_for(double sigma, gaussian_masks *masks) {
         g_object_ref(masks->down);
         cached_masks[cached_mask_count++] = *masks;
     }
-    g_mutex_unlock(&cached_masks_lock);
+    pthread_mutex_unlock(&cached_masks_lock);
     return 0;
 }
 
@@ -330,8 +333,7 @@ static unsigned char linear_to_srgb_level(double linear) {
     return (unsigned char)VIPS_CLIP(0.0, round(v * 255.0), 255.0);
 }
 
-static gpointer make_grey_tables(gpointer unused) {
-    (void)unused;
+static void make_grey_tables(void) {
     static const double weights[3] = {0.2126, 0.7152, 0.0722};
     float shares[256 * 3];
     for (int level = 0; level < 256; level++)
@@ -343,13 +345,14 @@ static gpointer make_grey_tables(gpointer unused) {
     levels_to_luminance = vips_image_new_from_memory_copy(shares, sizeof(shares), 256, 1, 3, VIPS_FORMAT_FLOAT);
     luminance_to_levels = vips_image_new_from_memory_copy(levels, 65536 * 3, 65536, 1, 3, VIPS_FORMAT_UCHAR);
     g_free(levels);
-    return GINT_TO_POINTER(levels_to_luminance && luminance_to_levels);
 }
 
 // Linear-light luminance with Rec. 709 weights, written back as sRGB grey; transparency kept.
 static int grayscale(VipsImage *rgba, VipsImage **out) {
-    static GOnce tables_once = G_ONCE_INIT;
-    if (!GPOINTER_TO_INT(g_once(&tables_once, make_grey_tables, NULL))) {
+    // pthread_once rather than g_once, for the same reason as the masks' lock.
+    static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
+    pthread_once(&tables_once, make_grey_tables);
+    if (!levels_to_luminance || !luminance_to_levels) {
         vips_error("magpie", "could not make the grey tables");
         return -1;
     }
