@@ -189,25 +189,15 @@ static void round_to_total(const double *weights, int count, int total, double *
     int middle = count / 2;
     while (sum != total) {
         int step = sum < total ? 1 : -1;
-        if (abs(total - sum) == 1) {
+        // A single unit, or a mask with no pairs, goes to the middle.
+        if (abs(total - sum) == 1 || middle == 0) {
             rounded[middle] += step;
             sum += step;
             continue;
         }
-        int best = -1;
-        double best_loss = 0;
-        for (int i = 0; i < middle; i++) {
-            double loss = (weights[i] * total - rounded[i]) * step;
-            if (best < 0 || loss > best_loss) {
-                best = i;
-                best_loss = loss;
-            }
-        }
-        if (best < 0) {
-            rounded[middle] += step;
-            sum += step;
-            continue;
-        }
+        int best = 0;
+        for (int i = 1; i < middle; i++)
+            if ((weights[i] * total - rounded[i]) * step > (weights[best] * total - rounded[best]) * step) best = i;
         rounded[best] += step;
         rounded[count - 1 - best] += step;
         sum += 2 * step;
