@@ -1,6 +1,8 @@
 #include "magpie_runtime.h"
 #include "shim_internal.h"
 
+#include <stdlib.h>
+#include <string.h>
 #include <vips/vips.h>
 #include <vips/vector.h>
 
@@ -24,7 +26,19 @@ static char init_error[256];
 
 static gpointer initialize_once(gpointer log) {
     magpie_log = (magpie_log_fn)log;
-    if (VIPS_INIT("magpie")) {
+    // libvips records its prefix in VIPSHOME while it starts (the wheel's is the folder it was
+    // built in); every child process of the program would inherit it, and a child's own libvips
+    // would look for its modules there. The program's environment is put back as it was.
+    const char *home = getenv("VIPSHOME");
+    char *saved_home = home ? strdup(home) : NULL;
+    int started = VIPS_INIT("magpie");
+    if (saved_home) {
+        setenv("VIPSHOME", saved_home, 1);
+        free(saved_home);
+    } else {
+        unsetenv("VIPSHOME");
+    }
+    if (started) {
         magpie_take_error(init_error, sizeof init_error, "libvips failed to start");
         return GINT_TO_POINTER(1);
     }

@@ -14,8 +14,11 @@
 //                                             printing a JSON memory sample every EVERY loads
 //   MagpieProbe burst CACHE_DIR BOX|full URL...   loads every URL at once through a default
 //                                             pipeline, printing one JSON line with the peak memory
+//   MagpieProbe nginx                         starts an nginx the way the tests do, prints its port
+//                                             and waits to be killed
 import Foundation
 import Magpie
+import MagpieTesting
 
 #if canImport(Glibc)
 import Glibc
@@ -59,11 +62,15 @@ case "burst":
     await BurstRun.run(
         urls: urls, thumbnail: Int(values[1]).map { ImageRequest.Thumbnail(width: $0, height: $0) },
         cacheDirectory: URL(fileURLWithPath: values[0]))
+case "nginx":
+    let server = try await NginxServer()
+    FileHandle.standardOutput.write(Data(("nginx listening on " + server.url("/").absoluteString + "\n").utf8))
+    while true { try await Task.sleep(for: .seconds(3600)) }
 default:
     usage()
 }
 
 func usage() -> Never {
-    FileHandle.standardError.write(Data("usage: MagpieProbe write-cache DIR SIZE_LIMIT | decode MAX_PIXELS FILE... | thumbnail MAX_PIXELS BOX FILE... | pixels MAX_PIXELS DIR FILE... | soak PHOTO_DIR LOADS CONCURRENCY BOX|full cache|no-cache EVERY | burst CACHE_DIR BOX|full URL...\n".utf8))
+    FileHandle.standardError.write(Data("usage: MagpieProbe write-cache DIR SIZE_LIMIT | decode MAX_PIXELS FILE... | thumbnail MAX_PIXELS BOX FILE... | pixels MAX_PIXELS DIR FILE... | soak PHOTO_DIR LOADS CONCURRENCY BOX|full cache|no-cache EVERY | burst CACHE_DIR BOX|full URL... | nginx\n".utf8))
     exit(2)
 }

@@ -12,12 +12,6 @@ public enum ChildProcess {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [program] + arguments
-        // libvips sets VIPSHOME to its own prefix when it starts in this process (the wheel's
-        // is the folder it was built in), which would send a child's libvips, such as the
-        // distribution's `vips`, looking for its loaders there.
-        var environment = ProcessInfo.processInfo.environment
-        environment["VIPSHOME"] = nil
-        process.environment = environment
         let output = Pipe()
         // Standard error goes to a file, so a program that writes a lot to both cannot block on
         // a full pipe while this reads the other.

@@ -41,6 +41,12 @@ public struct EncodedImage: Sendable {
     /// The validator of an original: the one way both the encode stage and a caller holding the
     /// original (``ImagePipeline/data(for:)``) name its version.
     public static func validator(of original: [UInt8], metadata: HTTPMetadata?) -> String {
-        metadata?.etag ?? metadata?.lastModified ?? "sha256:" + DiskEntryFormat.sha256Hex(original).prefix(32)
+        validator(fromMetadata: metadata) ?? "sha256:" + DiskEntryFormat.sha256Hex(original).prefix(32)
+    }
+
+    /// The validator the origin gave (its ETag, else its Last-Modified), or `nil` when only
+    /// the bytes' digest can name the version.
+    public static func validator(fromMetadata metadata: HTTPMetadata?) -> String? {
+        metadata?.etag ?? metadata?.lastModified
     }
 }

@@ -113,7 +113,8 @@ struct DataLoader: Sendable {
                 await discard(response.body)
                 guard redirects.count < limits.maximumRedirects else { throw .tooManyRedirects(originalURL) }
                 guard let next = URL(string: location, relativeTo: url)?.absoluteURL else {
-                    throw .invalidURL(location, reason: "the redirect's Location is not a URL")
+                    // The origin's fault, not the request's: a bad gateway, like malformed HTTP.
+                    throw .network(NetworkFailure(.other, "\(url.host ?? "the origin") redirected to '\(location)', which is not a URL"))
                 }
                 redirects.append(next)
                 if !Self.sameOrigin(url, next) {

@@ -17,27 +17,41 @@ public import Foundation
 /// matter, but a name and its address are different hosts: allowing `localhost` does not allow
 /// `127.0.0.1`.
 public struct SourcePolicy: Sendable, Hashable {
-    /// Host patterns, in their canonical spelling; empty allows every host.
+    /// Host patterns, in their canonical spelling; with ``allowedPrefixes`` empty too, every
+    /// host is allowed.
     public let allowedHosts: [String]
+    /// URL prefixes (imgproxy's allowed sources): a URL starting with one is allowed whatever
+    /// ``allowedHosts`` says.
+    public let allowedPrefixes: [SourcePrefix]
 
-    /// Creates a policy; an empty list allows every host. Patterns that are not host names or
+    /// Creates a policy; empty lists allow every host. Patterns that are not host names or
     /// addresses match nothing.
-    public init(allowedHosts: [String] = []) {
+    public init(allowedHosts: [String] = [], allowedPrefixes: [SourcePrefix] = []) {
         self.allowedHosts = allowedHosts.map { pattern in
             if pattern.hasPrefix("*.") { return "*." + (Self.canonicalHost(String(pattern.dropFirst(2))) ?? "") }
             return Self.canonicalHost(pattern) ?? ""
         }
+        self.allowedPrefixes = allowedPrefixes
     }
 
     /// Every host.
     public static let anyHost = SourcePolicy()
 
     /// Whether the policy lets every host through.
-    public var allowsEveryHost: Bool { allowedHosts.isEmpty }
+    public var allowsEveryHost: Bool { allowedHosts.isEmpty && allowedPrefixes.isEmpty }
+
+    /// Whether images may come from `url`: its host is allowed, or it starts with an allowed
+    /// prefix.
+    public func allows(_ url: URL) -> Bool {
+        guard !allowsEveryHost else { return true }
+        if allowedPrefixes.contains(where: { $0.matches(url) }) { return true }
+        return !allowedHosts.isEmpty && allows(host: url.host(percentEncoded: false) ?? "")
+    }
 
     /// Whether images may come from `host` (as a URL writes it).
+    /// ``allowedPrefixes`` need the whole URL: see ``allows(_:)``.
     public func allows(host: String) -> Bool {
-        guard !allowedHosts.isEmpty else { return true }
+        guard !allowsEveryHost else { return true }
         guard let host = Self.canonicalHost(host) else { return false }
         let isAddress = IPAddressBytes(host) != nil
         return allowedHosts.contains { pattern in
@@ -95,8 +109,7 @@ struct SourceRules: Sendable, Hashable {
     /// its host is not allowed.
     func check(_ url: URL, hop: Int, of requested: URL) throws(MagpieError) {
         guard !policies.isEmpty else { return }
-        let host = url.host(percentEncoded: false) ?? ""
-        if policies.contains(where: { !$0.allows(host: host) }) {
+        if policies.contains(where: { !$0.allows(url) }) {
             throw .sourceNotAllowed(host: SourcePolicy.displayHost(of: url), hop: hop, url: requested)
         }
     }

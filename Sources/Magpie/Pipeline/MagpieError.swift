@@ -56,6 +56,10 @@ public enum MagpieError: Error, Sendable, Equatable, CustomStringConvertible {
     /// refused before decoding. ``ImageRequest/Options/firstFrameWhenTooLarge`` asks for its
     /// first frame instead.
     case animationTooLarge(String)
+    /// The result the processors would make is larger than they may make: `width` × `height`
+    /// against at most `maximumPixels`, and `maximumSide` on a side. Refused before any of it is
+    /// allocated.
+    case outputTooLarge(width: Int, height: Int, maximumSide: Int, maximumPixels: Int)
     /// The request asked for cached data only and there was none.
     case notCached
     /// Reading or writing the disk cache failed. Loads never fail for this reason on their
@@ -88,7 +92,7 @@ public enum MagpieError: Error, Sendable, Equatable, CustomStringConvertible {
         case .sourceNotAllowed(_, let hop, _): hop == 0 ? .request : .fetch
         case .httpStatus, .responseTooLarge, .tooManyRedirects, .timedOut, .network, .notCached: .fetch
         case .unsupportedFormat, .decodingFailed, .imageTooLarge, .animationTooLarge: .decode
-        case .processingFailed: .process
+        case .processingFailed, .outputTooLarge: .process
         case .encodingFailed: .encode
         case .diskCache: .cache
         }
@@ -116,6 +120,8 @@ public enum MagpieError: Error, Sendable, Equatable, CustomStringConvertible {
         case .imageTooLarge(let width, let height, let limit):
             "The image is \(width)x\(height) pixels, more than the limit of \(limit) pixels."
         case .animationTooLarge(let message): "The animation is too large: \(message)."
+        case .outputTooLarge(let width, let height, let side, let pixels):
+            "The result would be \(width)x\(height) pixels; at most \(pixels) pixels and \(side) on a side."
         case .notCached: "The image is not cached and the request allows cached data only."
         case .diskCache(let message): "Disk cache error: \(message)."
         case ._nonExhaustive: "Unknown error."
@@ -128,7 +134,7 @@ public enum MagpieError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .httpStatus(let code, _): code == 408 || code == 429 || code >= 500
         case .unsupportedFormat, .decodingFailed, .imageTooLarge, .animationTooLarge, .invalidURL, .tooManyRedirects,
-            .responseTooLarge, .processingFailed, .encodingFailed, .sourceNotAllowed:
+            .responseTooLarge, .processingFailed, .outputTooLarge, .encodingFailed, .sourceNotAllowed:
             false
         case .network(let failure): failure.isTransient
         case .blocked, .timedOut, .cancelled, .notCached, .diskCache, ._nonExhaustive: true

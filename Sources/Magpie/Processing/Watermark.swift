@@ -116,7 +116,7 @@ extension ImageProcessors {
                 (lefts, tops) = ([Int32(clamping: origin.x)], [Int32(clamping: origin.y)])
             case .tiled(let spacingX, let spacingY):
                 // The spacing is padding split around each tile, so tiles stay centred.
-                let across = spacing(spacingX, side: size.width), down = spacing(spacingY, side: size.height)
+                let across = spacing(spacingX, side: size.width, mark: laid.width), down = spacing(spacingY, side: size.height, mark: laid.height)
                 if across > 0 || down > 0 {
                     laid = try Embed(width: laid.width + across, height: laid.height + down, x: across / 2, y: down / 2).process(laid)
                 }
@@ -170,9 +170,12 @@ extension ImageProcessors {
             }
         }
 
-        private func spacing(_ value: Double, side: Int) -> Int {
-            let pixels = abs(value) >= 1 ? Int((value * offsetScale).rounded(.toNearestOrEven)) : Rounding.scaleToEven(side, value)
-            return min(max(pixels, 0), ImageProcessors.Layout.maximumSide)
+        /// The gap between tiles, bounded by the image it tiles: from `side − mark` on, tiles
+        /// are a side or more apart and only the centre one shows, so a larger gap changes
+        /// nothing but the size of the tile's canvas, which it would make as large as it asks.
+        private func spacing(_ value: Double, side: Int, mark: Int) -> Int {
+            let pixels = abs(value) >= 1 ? Int((min(value, Double(Int32.max)) * offsetScale).rounded(.toNearestOrEven)) : Rounding.scaleToEven(side, value)
+            return min(max(pixels, 0), max(side - mark, 0))
         }
 
         private func composite(_ laid: DecodedImage, over image: DecodedImage, _ options: magpie_watermark_options) throws(MagpieError) -> DecodedImage {

@@ -10,16 +10,28 @@ extension ImageProcessors.Watermark.Mark {
         "text:\(fontPixels):" + DiskEntryFormat.sha256Hex(markup)
     }
 
-    /// A mark of `markup` (Pango markup, so `<span foreground="white">` or `<b>` work), drawn
-    /// black unless the markup colours it, in the system's sans-serif font `fontPixels` high.
-    public static func text(_ markup: String, fontPixels: Int = 24) throws(MagpieError) -> Self {
-        let identifier = textIdentifier(markup, fontPixels: fontPixels)
+    /// Checks `markup` as ``text(_:fontPixels:)`` would draw it, without drawing: the text's
+    /// length, its tags and attributes, and the sizes and area they ask for (``TextMarkup``).
+    public static func checkText(_ markup: String, fontPixels: Int = 24) throws(MagpieError) -> TextMarkup {
         guard !markup.isEmpty, markup.utf8.count <= maximumTextBytes, !markup.utf8.contains(0) else {
             throw .processingFailed(processor: "magpie.watermark", reason: "a text mark is 1 to \(maximumTextBytes) bytes of text")
         }
-        guard (1...1000).contains(fontPixels) else {
-            throw .processingFailed(processor: "magpie.watermark", reason: "a text mark's font is 1 to 1000 pixels high")
+        guard (1...TextMarkup.maximumFontPixels).contains(fontPixels) else {
+            throw .processingFailed(processor: "magpie.watermark", reason: "a text mark's font is 1 to \(TextMarkup.maximumFontPixels) pixels high")
         }
+        do {
+            return try TextMarkup(markup, fontPixels: fontPixels)
+        } catch {
+            throw .processingFailed(processor: "magpie.watermark", reason: "the text's markup: \(error.description)")
+        }
+    }
+
+    /// A mark of `markup` (Pango markup, so `<span foreground="white">` or `<b>` work), drawn
+    /// black unless the markup colours it, in the system's sans-serif font `fontPixels` high.
+    /// Markup asking for more than ``TextMarkup`` allows is refused before anything is drawn.
+    public static func text(_ markup: String, fontPixels: Int = 24) throws(MagpieError) -> Self {
+        let identifier = textIdentifier(markup, fontPixels: fontPixels)
+        _ = try checkText(markup, fontPixels: fontPixels)
         do {
             try VipsRuntime.start()
         } catch {

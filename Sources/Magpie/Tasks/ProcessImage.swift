@@ -54,7 +54,7 @@ final class ProcessImage: Sendable {
             return try processor.process(image)
         } catch {
             switch error {
-            case .processingFailed, .cancelled: throw error
+            case .processingFailed, .outputTooLarge, .cancelled: throw error
             default: throw .processingFailed(processor: processor.identifier, reason: error.description)
             }
         }

@@ -22,6 +22,8 @@ enum FailureMessage {
         case .diskCache(let detail): "disk cache error: \(detail)"
         case .processingFailed(let processor, let reason): "processing failed (\(processor)): \(reason)"
         case .encodingFailed(let format, let reason): "encoding \(format) failed: \(reason)"
+        case .outputTooLarge(let width, let height, let side, let pixels):
+            "result too large: \(width)x\(height) is over \(pixels) pixels or \(side) on a side"
         default: error.description
         }
     }

@@ -216,6 +216,13 @@ struct OptionParser: Sendable {
             else {
                 throw option.failure("the watermark's text is URL-safe base64 of 1 to \(ImageProcessors.Watermark.Mark.maximumTextBytes) bytes of UTF-8")
             }
+            do {
+                _ = try ImageProcessors.Watermark.Mark.checkText(text)
+            } catch .processingFailed(_, let reason) {
+                throw option.failure("the watermark's text: \(reason)")
+            } catch {
+                throw option.failure("the watermark's text: \(error.description)")
+            }
             reading.mark = .text(text)
         case "preserve_hdr", "ph", "enforce_thumbnail", "eth",
             "max_src_resolution", "msr", "max_src_file_size", "msfs", "max_animation_frames", "maf",

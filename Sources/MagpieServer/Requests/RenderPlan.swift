@@ -28,7 +28,7 @@ struct RenderPlan: Sendable {
         // The first frame needs no processor: the decoder reads only it.
         if let page = options.page, page > 0 { processors.append(ImageProcessors.Frame(page)) }
         if options.layout != Layout() || !filters.isEmpty {
-            processors.append(ImageProcessors.Layout(options.layout, filters: filters))
+            processors.append(ImageProcessors.Layout(options.layout, filters: filters, limits: limits))
         }
         if options.turn != 0, let turn = ImageProcessors.Rotate(degrees: options.turn) {
             processors.append(turn)

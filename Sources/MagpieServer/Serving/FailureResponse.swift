@@ -12,7 +12,7 @@ enum FailureResponse {
         case .network(let failure): failure.reason == .addressNotAllowed ? 403 : 502
         case .tooManyRedirects: 502
         case .timedOut: 504
-        case .responseTooLarge, .imageTooLarge, .animationTooLarge, .unsupportedFormat, .decodingFailed: 422
+        case .responseTooLarge, .imageTooLarge, .animationTooLarge, .unsupportedFormat, .decodingFailed, .outputTooLarge: 422
         case .cancelled: 499
         default: 500
         }

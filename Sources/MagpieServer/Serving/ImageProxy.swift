@@ -67,6 +67,12 @@ public final class ImageProxy: Sendable {
         logger = configuration.logger
     }
 
+    /// Processing slots in use and requests waiting for one (for tests and diagnostics).
+    package var processingUsage: (running: Int, queued: Int) {
+        let usage = admission.usage
+        return (usage.running, usage.queued)
+    }
+
     /// Stops the pipeline.
     public func shutdown() async {
         await pipeline.shutdown()
@@ -161,6 +167,12 @@ public final class ImageProxy: Sendable {
         func etag(sourceValidator: String) -> String {
             Validators.etag(source: sourceKey, variant: variant, sourceValidator: sourceValidator)
         }
+
+        /// Whether the answer is the pipeline's encoded image, which running work may share.
+        var servesImage: Bool {
+            guard case .image = reply else { return false }
+            return !servesSourceAlways && servesSourceIn.isEmpty
+        }
     }
 
     private enum Preparation {
@@ -174,6 +186,8 @@ public final class ImageProxy: Sendable {
         var answered = response
         answered.headers.append(("Server-Timing", timings.serverTiming(total: total, cache: cache)))
         answered.headers.append(("X-Request-Id", request.id))
+        // Browsers take the proxy's Content-Type as it is, never guessing from the bytes.
+        answered.headers.append(("X-Content-Type-Options", "nosniff"))
         metrics.finished(status: answered.status, total: total, timings: timings)
         logger.info(
             "request",
@@ -238,7 +252,7 @@ public final class ImageProxy: Sendable {
                 filename: options.filename ?? sourceStem, attachment: options.returnAttachment,
                 sourceKey: pipeline.configuration.cacheKey(source), variant: key.variant,
                 varies: options.format == .auto, cacheTag: Validators.cacheTag(for: source))
-            if case .image = reply, !work.servesSourceAlways, work.servesSourceIn.isEmpty, let hit = pipeline.cachedEncodedImage(for: key) {
+            if work.servesImage, let hit = pipeline.cachedEncodedImage(for: key) {
                 metrics.cacheHit(.memory)
                 return .answered((success(hit, work: work, request: request), StageTimings(), "memory"))
             }
@@ -259,36 +273,10 @@ public final class ImageProxy: Sendable {
         var timings = StageTimings()
         var work = work
         do {
-            switch work.reply {
-            case .image: break
-            case .info(let asked):
-                let original = try await timings.measure(.download) { () throws(MagpieError) in try await pipeline.data(for: work.request) }
-                let body = try SourceDescription.info(of: original.data, asked: asked, decodeLimit: configuration.pipeline.maximumPixels)
-                return (description(body), timings, nil)
-            case .meta(let options):
-                let original = try await timings.measure(.download) { () throws(MagpieError) in try await pipeline.data(for: work.request) }
-                return (description(try SourceDescription.meta(of: original.data, source: work.request.url, options: options)), timings, nil)
-            }
-            if work.servesSourceAlways || !work.servesSourceIn.isEmpty {
-                let original = try await timings.measure(.download) { () throws(MagpieError) in try await pipeline.data(for: work.request) }
-                let format = ImageFormat(sniffing: original.data)
-                if work.servesSourceAlways || work.servesSourceIn.contains(format) {
-                    return (sourceAsItIs(original, format: format, work: work, request: request), timings, nil)
-                }
-            }
-            if let ifNoneMatch = request.headers["if-none-match"] {
-                // A conditional request for a result no memory holds: the original's validator
-                // decides, so a client that has this version costs no decoding.
-                let original = try await timings.measure(.download) { () throws(MagpieError) in try await pipeline.data(for: work.request) }
-                let etag = work.etag(sourceValidator: EncodedImage.validator(of: original.data, metadata: original.metadata))
-                if Validators.matches(ifNoneMatch, etag) { return (notModified(etag: etag, work: work), timings, nil) }
-            }
-            if let pending = work.pendingMark {
-                work.request = work.plan.imageRequest(for: work.request.url, mark: try await markImage(pending))
-            }
-            // Requests joining work already running take no slot: only new work is admitted.
-            let admitted = !pipeline.isEncoding(work.request, encoding: work.encoding)
-            if admitted {
+            // Everything below is the request's cost (fetches, decodes, marks, hashes): it is
+            // admitted first. Only a request joining an image already being made takes no slot.
+            let joins = work.servesImage && pipeline.isEncoding(work.request, encoding: work.encoding)
+            if !joins {
                 let queued = ContinuousClock.now
                 guard case .admitted = try await admission.enter() else {
                     var response = failure(503, "busy: every processing slot and queue place is taken")
@@ -297,17 +285,64 @@ public final class ImageProxy: Sendable {
                 }
                 timings.add(ContinuousClock.now - queued, to: .queue)
             }
-            defer { if admitted { admission.leave() } }
+            defer { if !joins { admission.leave() } }
+            switch work.reply {
+            case .image: break
+            case .info(let asked):
+                let original = try await timings.measure(.download) { () throws(MagpieError) in try await pipeline.data(for: work.request) }
+                let body = try await SourceDescription.info(of: original.data, request: work.request, asked: asked, pipeline: pipeline)
+                return (description(body), timings, nil)
+            case .meta(let options):
+                let original = try await timings.measure(.download) { () throws(MagpieError) in try await pipeline.data(for: work.request) }
+                let source = work.request.url
+                let body = try await pipeline.runOnDecodingThreads { () throws(MagpieError) in
+                    try SourceDescription.meta(of: original.data, source: source, options: options)
+                }
+                return (description(body), timings, nil)
+            }
+            if work.servesSourceAlways || !work.servesSourceIn.isEmpty {
+                let original = try await timings.measure(.download) { () throws(MagpieError) in try await pipeline.data(for: work.request) }
+                let format = ImageFormat(sniffing: original.data)
+                if work.servesSourceAlways || work.servesSourceIn.contains(format) {
+                    return (try await sourceAsItIs(original, format: format, work: work, request: request), timings, nil)
+                }
+            }
+            if let ifNoneMatch = request.headers["if-none-match"] {
+                // A conditional request for a result no memory holds: the original's validator
+                // decides, so a client that has this version costs no decoding.
+                let original = try await timings.measure(.download) { () throws(MagpieError) in try await pipeline.data(for: work.request) }
+                let etag = work.etag(sourceValidator: try await sourceValidator(of: original))
+                if Validators.matches(ifNoneMatch, etag) { return (notModified(etag: etag, work: work), timings, nil) }
+            }
+            if let pending = work.pendingMark {
+                let mark: ImageProcessors.Watermark.Mark
+                switch await markImage(pending) {
+                case .success(let made): mark = made
+                case .failure(.drawing(let reason)): return (failure(400, "the watermark's text cannot be drawn: \(reason)"), timings, nil)
+                case .failure(.loading(let error)): throw error
+                }
+                work.request = work.plan.imageRequest(for: work.request.url, mark: mark)
+            }
             let metrics = self.metrics
             let encoded = try await pipeline.encodedImage(for: work.request, encoding: work.encoding) { metrics.joined() }
             if let cache = encoded.cache { metrics.cacheHit(cache) } else { metrics.cacheMiss() }
             timings.merge(encoded.timings)
             return (success(encoded, work: work, request: request), timings, encoded.cache?.rawValue)
         } catch let error as MagpieError {
-            return (failure(FailureResponse.status(for: error), error.description), timings, nil)
+            let aboutSource = error.stage == .fetch || error.stage == .decode
+            return (failure(FailureResponse.status(for: error), error.description, aboutSource: aboutSource), timings, nil)
         } catch {
             // Only the admission queue throws something else: the request was cancelled there.
             return (failure(FailureResponse.status(for: .cancelled), MagpieError.cancelled.description), timings, nil)
+        }
+    }
+
+    /// The original's validator: its ETag or Last-Modified, else a digest of its bytes, taken
+    /// on the decoding threads (a 64 MB body takes a tenth of a second to hash).
+    private func sourceValidator(of original: DataResponse) async throws(MagpieError) -> String {
+        if let validator = EncodedImage.validator(fromMetadata: original.metadata) { return validator }
+        return try await pipeline.runOnDecodingThreads { () throws(MagpieError) in
+            EncodedImage.validator(of: original.data, metadata: original.metadata)
         }
     }
 
@@ -325,6 +360,9 @@ public final class ImageProxy: Sendable {
     }
 
     // MARK: - Watermarks
+
+    /// The longest side a fetched mark keeps: 16 MB of pixels at most.
+    static let markSide = 2048
 
     /// A 1x1 transparent pixel: the mark's pixels in a request only used for its key.
     private static let markStandIn = DecodedImage(width: 1, height: 1, pixels: [0, 0, 0, 0])
@@ -350,22 +388,57 @@ public final class ImageProxy: Sendable {
     private func markIdentifier(_ mark: WatermarkOptions.Mark) -> String {
         switch mark {
         case .configured: "configured"
-        case .url(let url): "url:" + pipeline.configuration.cacheKey(url)
+        // The bound a fetched mark is shrunk to is part of what it looks like.
+        case .url(let url): "url:" + pipeline.configuration.cacheKey(url) + "#within:\(Self.markSide)"
         case .text(let text): ImageProcessors.Watermark.Mark.textIdentifier(text)
         }
     }
 
-    /// Fetches (through the pipeline and its caches, under the source rules) or draws a mark.
-    private func markImage(_ mark: WatermarkOptions.Mark) async throws(MagpieError) -> ImageProcessors.Watermark.Mark {
+    /// Why a mark could not be made: its text (the URL's fault, a 400) or its image.
+    private enum MarkFailure: Error {
+        case drawing(String)
+        case loading(MagpieError)
+    }
+
+    /// Fetches (through the pipeline and its caches, under the source rules) or draws a mark,
+    /// once the request is admitted: an image mark is decoded on the decoding threads within
+    /// the decode budget like any source; a text mark is drawn there too, within the budget for
+    /// the area its markup may cover, and kept in the memory cache by its markup.
+    private func markImage(_ mark: WatermarkOptions.Mark) async -> Result<ImageProcessors.Watermark.Mark, MarkFailure> {
+        let identifier = markIdentifier(mark)
         switch mark {
         case .url(let url):
-            let response = try await pipeline.image(for: ImageRequest(url: url, options: [.firstFrameOnly]))
-            return .init(identifier: markIdentifier(mark), image: response.container.image)
+            do {
+                // A mark larger than this is shrunk to fit while it decodes: it is laid on a
+                // result of at most the output limit, and held while that result is made.
+                let bound = ImageRequest.Thumbnail(width: Self.markSide, height: Self.markSide, fit: .fit)
+                let response = try await pipeline.image(for: ImageRequest(url: url, thumbnail: bound, options: [.firstFrameOnly]))
+                return .success(.init(identifier: identifier, image: response.container.image))
+            } catch {
+                return .failure(.loading(error))
+            }
         case .configured:
             // Resolved to the operator's image or URL before any work is pending.
-            throw .processingFailed(processor: "magpie.watermark", reason: "no watermark is configured")
+            return .failure(.loading(.processingFailed(processor: "magpie.watermark", reason: "no watermark is configured")))
         case .text(let text):
-            return try .text(text)
+            let key = ImageCacheKey(dataKey: "magpie-text-mark:" + identifier, thumbnail: nil)
+            if let drawn = pipeline.memoryCache?[key] { return .success(.init(identifier: identifier, image: drawn)) }
+            do {
+                let markup = try ImageProcessors.Watermark.Mark.checkText(text)
+                // Pango and cairo hold the text as ARGB, then libvips copies it out: about
+                // three copies of four bytes a pixel.
+                let made = try await pipeline.runOnDecodingThreads(memory: markup.estimatedPixels * 12) { () throws(MagpieError) in
+                    try ImageProcessors.Watermark.Mark.text(text)
+                }
+                pipeline.memoryCache?.store(made.image, for: key)
+                return .success(made)
+            } catch .cancelled {
+                return .failure(.loading(.cancelled))
+            } catch .processingFailed(_, let reason) {
+                return .failure(.drawing(reason))
+            } catch {
+                return .failure(.drawing(error.description))
+            }
         }
     }
 
@@ -422,33 +495,37 @@ public final class ImageProxy: Sendable {
             status: 200, headers: [("Content-Type", "application/json"), ("Cache-Control", imageCacheControl)], body: body)
     }
 
-    /// The source's bytes as the origin sent them (`raw`, `skip_processing`).
-    private func sourceAsItIs(_ original: DataResponse, format: ImageFormat, work: Work, request: ProxyRequest) -> ProxyResponse {
-        let etag = work.etag(sourceValidator: EncodedImage.validator(of: original.data, metadata: original.metadata))
+    /// The source's bytes as the origin sent them (`raw`, `skip_processing`), when they are an
+    /// image Magpie knows by their content: whatever the origin calls it, nothing else (an
+    /// HTML page, a script) is served from the proxy's domain. The policy header keeps a
+    /// browser from running anything in what is served.
+    private func sourceAsItIs(
+        _ original: DataResponse, format: ImageFormat, work: Work, request: ProxyRequest
+    ) async throws(MagpieError) -> ProxyResponse {
+        guard format != .unknown else {
+            throw .unsupportedFormat("the source is not an image Magpie knows (\(original.contentType ?? "no Content-Type")), and only images are served")
+        }
+        let etag = work.etag(sourceValidator: try await sourceValidator(of: original))
         if Validators.matches(request.headers["if-none-match"], etag) { return notModified(etag: etag, work: work) }
-        let contentType = format == .unknown ? (original.contentType ?? "application/octet-stream") : format.mediaType
         var headers: [(name: String, value: String)] = [
-            ("Content-Type", contentType), ("Cache-Control", imageCacheControl), ("ETag", etag),
+            ("Content-Type", format.mediaType), ("Cache-Control", imageCacheControl), ("ETag", etag),
             ("Cache-Tag", work.cacheTag), ("Surrogate-Key", work.cacheTag),
             ("Content-Disposition", Self.contentDisposition(work, format: format)),
+            ("Content-Security-Policy", Self.passThroughPolicy),
         ]
         if let lastModified = original.metadata?.lastModified { headers.append(("Last-Modified", lastModified)) }
         metrics.served(format: format.rawValue)
         return ProxyResponse(status: 200, headers: headers, body: original.data)
     }
 
+    /// Nothing in a served source may run or reach out: no scripts, no fetches, a sandbox.
+    static let passThroughPolicy = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'none'; sandbox"
+
     /// `inline` or `attachment`, with the file name and the format's extension, as imgproxy
     /// sends it.
     private static func contentDisposition(_ work: Work, format: ImageFormat) -> String {
         let name = work.filename + (format == .unknown ? "" : "." + (format.fileExtensions.first ?? format.rawValue))
-        // A quote would end the quoted string (imgproxy writes it %22); control characters would
-        // split the header. Byte by byte: this runs for every response, memory hits included.
-        var value = Array((work.attachment ? "attachment" : "inline").utf8) + Array("; filename=\"".utf8)
-        for byte in name.utf8 where byte >= 0x20 && byte != 0x7F {
-            if byte == UInt8(ascii: "\"") { value += Array("%22".utf8) } else { value.append(byte) }
-        }
-        value.append(UInt8(ascii: "\""))
-        return String(decoding: value, as: UTF8.self)
+        return ContentDisposition.value(attachment: work.attachment, filename: name)
     }
 
     private func notModified(etag: String, work: Work) -> ProxyResponse {
@@ -459,9 +536,15 @@ public final class ImageProxy: Sendable {
         return ProxyResponse(status: 304, headers: headers, body: [])
     }
 
-    private func failure(_ status: Int, _ message: String) -> ProxyResponse {
-        // Overload and timeouts say nothing about the image: no cache should keep them.
-        let cacheControl = [503, 504, 499].contains(status) ? "no-store" : "public, max-age=\(configuration.errorMaxAge.components.seconds)"
+    /// An error response. Errors of the URL itself (a bad option, a signature, a limit) and of
+    /// the proxy (overload, timeouts, its own faults) are `no-store`: the next request may
+    /// differ. What an origin said of its source (gone, not an image, too large, failing) is
+    /// the same for every client, so it is kept for ``ProxyConfiguration/errorMaxAge``, as
+    /// imgproxy and thumbor leave to a CDN in front, and a burst of requests for one broken
+    /// source does not each reach the origin.
+    private func failure(_ status: Int, _ message: String, aboutSource: Bool = false) -> ProxyResponse {
+        let keptBriefly = aboutSource && [404, 422, 502].contains(status)
+        let cacheControl = keptBriefly ? "public, max-age=\(configuration.errorMaxAge.components.seconds)" : "no-store"
         return ProxyResponse(
             status: status, headers: [("Content-Type", "text/plain; charset=utf-8"), ("Cache-Control", cacheControl)],
             body: Array((message + "\n").utf8))

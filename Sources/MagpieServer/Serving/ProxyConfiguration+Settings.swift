@@ -64,7 +64,13 @@ extension ProxyConfiguration {
             presets[pair[0]] = pair[1]
         }
         if let prefixes = settings.stringArray(forKey: "imgproxy.allowed.sources"), !prefixes.isEmpty {
-            sources = SourcePolicy(allowedHosts: try prefixes.map { prefix throws(ProxyConfigurationError) in try Self.host(ofSource: prefix) })
+            sources = SourcePolicy(
+                allowedPrefixes: try prefixes.map { text throws(ProxyConfigurationError) in
+                    guard let prefix = SourcePrefix(text) else {
+                        throw Self.invalid("IMGPROXY_ALLOWED_SOURCES", "takes http and https URL prefixes (https://images.example.com/); '\(text)' is not one")
+                    }
+                    return prefix
+                })
         }
         try readWatermark(settings)
     }
@@ -127,20 +133,6 @@ extension ProxyConfiguration {
 
     /// The host an imgproxy allowed-source prefix names; Magpie allows sources by host, so a
     /// prefix with a path is refused rather than widened.
-    private static func host(ofSource prefix: String) throws(ProxyConfigurationError) -> String {
-        var rest = Substring(prefix.trimmingCharacters(in: .whitespaces))
-        for scheme in ["https://", "http://"] where rest.lowercased().hasPrefix(scheme) {
-            rest = rest.dropFirst(scheme.count)
-        }
-        guard !rest.contains("://") else { throw invalid("IMGPROXY_ALLOWED_SOURCES", "allows http and https sources only; '\(prefix)' is neither") }
-        let slash = rest.firstIndex(of: "/") ?? rest.endIndex
-        let host = rest[..<slash]
-        guard !host.isEmpty, rest[slash...].count <= 1 else {
-            throw invalid("IMGPROXY_ALLOWED_SOURCES", "names hosts for Magpie (https://images.example.com/); '\(prefix)' has a path")
-        }
-        return String(host)
-    }
-
     private static func invalid(_ name: String, _ reason: String) -> ProxyConfigurationError {
         ProxyConfigurationError(message: "\(name) \(reason)")
     }

@@ -5,9 +5,13 @@ import Magpie
 /// `meta/`.
 enum SourceDescription {
     /// imgproxy's keys for what was asked, plus `orientation` (EXIF, 1 to 8); the size is
-    /// upright, as Magpie serves the image.
-    static func info(of data: [UInt8], asked options: InfoOptions, decodeLimit: Int) throws(MagpieError) -> [UInt8] {
-        let info = try ImageInfo(reading: data)
+    /// upright, as Magpie serves the image. The header is read, and the blurhash computed, on
+    /// the pipeline's decoding threads; the blurhash's thumbnail is the pipeline's own load of
+    /// `request`'s source (within the decode budget, shrunk while decoding, cached).
+    static func info(
+        of data: [UInt8], request: ImageRequest, asked options: InfoOptions, pipeline: ImagePipeline
+    ) async throws(MagpieError) -> [UInt8] {
+        let info = try await pipeline.runOnDecodingThreads { () throws(MagpieError) in try ImageInfo(reading: data) }
         var object: [String: Any] = ["orientation": info.orientation]
         if options.format { object["format"] = info.format.rawValue }
         if options.dimensions { (object["width"], object["height"]) = (info.width, info.height) }
@@ -15,8 +19,13 @@ enum SourceDescription {
         if options.pagesNumber { object["pages_number"] = info.frameCount }
         if let components = options.blurhash {
             // A thumbnail is plenty for a few cosine components, and JPEGs shrink while loading.
-            let thumbnail = try VipsDecoder().decode(data, thumbnail: .init(width: 64, height: 64, fit: .fit), maximumPixels: decodeLimit)
-            object["blurhash"] = try Blurhash.encode(thumbnail.frame(0), componentsX: components[0], componentsY: components[1])
+            var thumbnailRequest = request
+            (thumbnailRequest.thumbnail, thumbnailRequest.processors) = (.init(width: 64, height: 64, fit: .fit), [])
+            thumbnailRequest.options.insert(.firstFrameOnly)
+            let thumbnail = try await pipeline.image(for: thumbnailRequest).container.image
+            object["blurhash"] = try await pipeline.runOnDecodingThreads { () throws(MagpieError) in
+                try Blurhash.encode(thumbnail.frame(0), componentsX: components[0], componentsY: components[1])
+            }
         }
         return json(object)
     }

@@ -33,6 +33,7 @@ public final class DaemonProcess: Sendable {
         process.standardError = output
         self.outputFile = outputFile
         try process.run()
+        try Tether.bind(process, signal: stopSignal)
         let clock = ContinuousClock()
         let deadline = clock.now + startupLimit
         while !LoopbackPort.isListening(port) {

@@ -1,4 +1,5 @@
 import Foundation
+import MagpieTesting
 import NIOConcurrencyHelpers
 import Testing
 
@@ -74,6 +75,7 @@ struct MagpieTool {
         process.standardOutput = try FileHandle(forWritingTo: output)
         process.standardError = FileHandle.nullDevice
         try process.run()
+        try Tether.bind(process)
         return (process, output)
     }
 

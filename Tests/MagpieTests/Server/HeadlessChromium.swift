@@ -1,4 +1,5 @@
 import Foundation
+import MagpieTesting
 import Testing
 
 /// Chromium from the system (apt's `chromium`), headless: loads a page the way a person's
@@ -37,6 +38,7 @@ struct HeadlessChromium {
         }
         defer { watchdog.cancel() }
         try process.run()
+        try Tether.bind(process)
         let status = await MagpieTool.waitForExit(process)
         #expect(status == 0, "chromium exited with \(status)")
         return String(decoding: try Data(contentsOf: output), as: UTF8.self)

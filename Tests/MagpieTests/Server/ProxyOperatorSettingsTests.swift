@@ -29,7 +29,7 @@ struct ProxyOperatorSettingsTests {
         #expect(configuration.cacheMaxAge == .seconds(600) && configuration.defaultQuality == 70)
         #expect(configuration.formatQuality == [.webp: 60, .avif: 50])
         #expect(configuration.presets == ["default": "q:75", "thumb": "rs:fill:100:100/g:sm"])
-        #expect(configuration.sources.allowedHosts == ["images.example.com", "*.cdn.example.net"])
+        #expect(configuration.sources.allowedPrefixes.map(\.description) == ["https://images.example.com/", "http://*.cdn.example.net"])
         #expect(configuration.thumborSecurityKeys == ["MY_SECURE_KEY"], "thumbor's key")
     }
 
@@ -67,9 +67,10 @@ struct ProxyOperatorSettingsTests {
         (["IMGPROXY_QUALITY": "0"], "IMGPROXY_QUALITY is 1 to 100"),
         (["IMGPROXY_FORMAT_QUALITY": "webp:60"], "IMGPROXY_FORMAT_QUALITY is FORMAT=QUALITY pairs, e.g. jpeg=80,webp=75; 'webp:60' is not"),
         (["IMGPROXY_PRESETS": "thumb"], "IMGPROXY_PRESETS is NAME=OPTIONS items; 'thumb' is not"),
-        (["IMGPROXY_ALLOWED_SOURCES": "https://example.com/images/"],
-         "IMGPROXY_ALLOWED_SOURCES names hosts for Magpie (https://images.example.com/); 'https://example.com/images/' has a path"),
-        (["IMGPROXY_ALLOWED_SOURCES": "s3://bucket/"], "IMGPROXY_ALLOWED_SOURCES allows http and https sources only; 's3://bucket/' is neither"),
+        (["IMGPROXY_ALLOWED_SOURCES": "images.example.com/"],
+         "IMGPROXY_ALLOWED_SOURCES takes http and https URL prefixes (https://images.example.com/); 'images.example.com/' is not one"),
+        (["IMGPROXY_ALLOWED_SOURCES": "s3://bucket/"],
+         "IMGPROXY_ALLOWED_SOURCES takes http and https URL prefixes (https://images.example.com/); 's3://bucket/' is not one"),
         (["IMGPROXY_WATERMARK_PATH": "/nonexistent/wm.png"], "IMGPROXY_WATERMARK_PATH names a file that cannot be read: /nonexistent/wm.png"),
         (["IMGPROXY_WATERMARK_DATA": "bm90IGFuIGltYWdl"],
          "IMGPROXY_WATERMARK_DATA is not an image Magpie can decode: Not a supported image: the data is not a JPEG, PNG, WebP, AVIF, GIF or HEIF image."),

@@ -12,13 +12,24 @@ extension ImageProcessors {
         /// blur or sharpen does not reach into the padding.
         public let filters: [any ImageProcessing]
 
-        /// The largest output a layout makes.
+        /// The largest output a layout makes unless told less.
         public static let maximumPixels = 100_000_000
         public static let maximumSide = 65_535
 
-        public init(_ layout: Magpie.Layout, filters: [any ImageProcessing] = []) {
+        /// The largest image this layout makes at any step (scaled, cut, or on its final canvas
+        /// with extension and padding), refused with ``MagpieError/outputTooLarge(width:height:maximumSide:maximumPixels:)``
+        /// before any of it is allocated. Not part of the ``identifier``: it decides whether a
+        /// result is made, never what it looks like.
+        public let outputLimit: (side: Int, pixels: Int)
+
+        /// `limits` bound the output (``ProcessingLimits/maximumDimension`` and
+        /// ``ProcessingLimits/maximumOutputPixels``); without them, 65,535 a side and 100 MP.
+        public init(_ layout: Magpie.Layout, filters: [any ImageProcessing] = [], limits: ProcessingLimits? = nil) {
             self.layout = layout
             self.filters = filters
+            outputLimit = (
+                min(limits?.maximumDimension ?? Self.maximumSide, Self.maximumSide), min(limits?.maximumOutputPixels ?? Self.maximumPixels, Self.maximumPixels)
+            )
         }
 
         public var identifier: String {
@@ -40,13 +51,16 @@ extension ImageProcessors {
             }
             image = try Flip(horizontal: layout.flipHorizontal, vertical: layout.flipVertical).process(image)
             let plan = LayoutPlan(layout, source: full)
-            // Enlarged fills of extreme aspect ratios, minimum sizes and canvases can ask for far
-            // more than the source holds; refused before any of it is allocated.
-            for made in [plan.scaled, plan.size].compactMap({ $0 })
-            where made.width > Self.maximumSide || made.height > Self.maximumSide || made.width * made.height > Self.maximumPixels {
-                throw .processingFailed(
-                    processor: identifier,
-                    reason: "the layout would make a \(made.width)x\(made.height) image; at most \(Self.maximumPixels) pixels, \(Self.maximumSide) on a side")
+            // Enlarged fills of extreme aspect ratios, minimum sizes, extension and padding can
+            // ask for far more than the source holds; refused before any of it is allocated.
+            // What is kept (the cut, each canvas, the result) is held to the output limit; the
+            // scaled image a fill cuts its box from may exceed it by its aspect ratio, within
+            // the absolute bound.
+            let kept = [plan.resultCrop?.size, plan.size].compactMap { $0 } + plan.canvases.map { DecodedImage.Size(width: $0.width, height: $0.height) }
+            let absolute = (side: Self.maximumSide, pixels: Self.maximumPixels)
+            let limited = kept.map { ($0, outputLimit) } + [plan.scaled].compactMap { $0 }.map { ($0, absolute) }
+            for (made, limit) in limited where made.width > limit.side || made.height > limit.side || made.width * made.height > limit.pixels {
+                throw .outputTooLarge(width: made.width, height: made.height, maximumSide: limit.side, maximumPixels: limit.pixels)
             }
             var size = full
             if let crop = plan.crop {

@@ -1,0 +1,261 @@
+import Foundation
+import Magpie
+import MagpieServer
+import MagpieTesting
+import Testing
+
+/// Issue 32: what an attacker holding a signing key (or an app that signs URLs for user images)
+/// sends, answered without serving anything active, without work before admission, and
+/// without sizes a URL can choose. The same URLs against a `magpie proxy` child process, with
+/// its memory measured, are in `ProxyHardeningCommandTests`.
+@Suite("Proxy hardening")
+struct ProxyHardeningTests {
+    static let photo = try! TestImages.texture(width: 320, height: 240, format: .jpeg)
+    static let mark = try! TestImages.texture(width: 64, height: 64, format: .png, seed: 7)
+
+    static func base64(_ text: String) -> String { Base64URL.encode(Array(text.utf8)) }
+
+    // MARK: Nothing active
+
+    /// `raw` and `skip_processing` serve only images Magpie knows by their bytes: an HTML page
+    /// or an SVG with a script is a 422, whatever the origin calls it; an image served as it is
+    /// carries a policy that runs nothing, and every answer says `nosniff`.
+    @Test func passThroughServesOnlyImagesAndNothingThatRuns() async throws {
+        try await withProxyFixture { fixture in
+            let page = Array("<!doctype html><html><body><script>alert(document.domain)</script></body></html>".utf8)
+            let svg = Array(#"<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"><script>alert(2)</script></svg>"#.utf8)
+            fixture.origin.serve("/page.html", .image(page, contentType: "text/html"))
+            fixture.origin.serve("/evil.svg", .image(svg, contentType: "image/svg+xml"))
+            fixture.origin.serve("/photo-as-html", .image(Self.photo, contentType: "text/html"))
+            for (path, options) in [("/page.html", "raw:1"), ("/evil.svg", "raw:1"), ("/page.html", "skp:jpg"), ("/evil.svg", "skp:png")] {
+                let reply = try await fixture.get(fixture.path(path, options))
+                #expect(reply.status == 422, "\(path) \(options): \(reply.status) \(reply.text)")
+                #expect(reply.header("Content-Type") == "text/plain; charset=utf-8")
+                #expect(reply.header("X-Content-Type-Options") == "nosniff")
+                #expect(!reply.text.contains("<script"))
+            }
+            let raw = try await fixture.get(fixture.path("/photo-as-html", "raw:1"))
+            #expect(raw.status == 200 && raw.body == Self.photo)
+            #expect(raw.header("Content-Type") == "image/jpeg", "by the bytes, not the origin's text/html")
+            #expect(raw.header("X-Content-Type-Options") == "nosniff")
+            let policy = try #require(raw.header("Content-Security-Policy"))
+            #expect(policy.contains("script-src 'none'") && policy.contains("sandbox") && policy.contains("default-src 'none'"))
+            let processed = try await fixture.get(fixture.path("/photo-as-html", "s:64"))
+            #expect(processed.status == 200 && processed.header("X-Content-Type-Options") == "nosniff")
+            let refused = try await fixture.get("/unsafe/s:64/plain/x")
+            #expect(refused.status == 403 && refused.header("X-Content-Type-Options") == "nosniff")
+        }
+    }
+
+    // MARK: One admission
+
+    /// A request's mark is fetched and decoded only once the request is admitted: while the
+    /// only slot is held, a queued request with a mark of its own has not reached the mark's
+    /// origin. Once in, the mark is fetched once for both requests that name it.
+    @Test func marksAreFetchedOnlyAfterAdmission() async throws {
+        let decoder = GatedDecoder()
+        try await withProxyFixture(configure: { configuration in
+            configuration.pipeline.decoder = decoder
+            configuration.processingSlots = 1
+        }) { fixture in
+            fixture.origin.serve("/held.jpg", .image(Self.photo))
+            fixture.origin.serve("/a.jpg", .image(Self.photo))
+            fixture.origin.serve("/b.jpg", .image(Self.photo))
+            fixture.origin.serve("/mark.png", .image(Self.mark))
+            let markOption = "wmu:" + Base64URL.encode(Array(fixture.origin.url("/mark.png").absoluteString.utf8))
+            async let held = fixture.get(fixture.path("/held.jpg", "s:100"))
+            try await waitUntil { decoder.callCount == 1 }
+            async let first = fixture.get(fixture.path("/a.jpg", "s:100/wm:1:ce/" + markOption))
+            async let second = fixture.get(fixture.path("/b.jpg", "s:100/wm:0.5:ce/" + markOption))
+            try await waitUntil { fixture.proxy.processingUsage.queued == 2 }
+            #expect(fixture.origin.statistics(for: "/mark.png").requests == 0)
+            #expect(fixture.origin.statistics(for: "/a.jpg").requests == 0)
+            decoder.open()
+            #expect(try await held.status == 200)
+            #expect(try await first.status == 200)
+            #expect(try await second.status == 200)
+            #expect(fixture.origin.statistics(for: "/mark.png").requests == 1)
+        }
+    }
+
+    /// `/info` (and thumbor's `meta/`) take a processing slot like an image: with the only
+    /// slot held and no queue, they are turned away with 503 rather than decoding beside it.
+    @Test func infoAndMetaAreAdmittedLikeImages() async throws {
+        let decoder = GatedDecoder()
+        try await withProxyFixture(configure: { configuration in
+            configuration.pipeline.decoder = decoder
+            configuration.processingSlots = 1
+            configuration.queueLimit = 0
+            configuration.allowsUnsignedURLs = true
+        }) { fixture in
+            fixture.origin.serve("/held.jpg", .image(Self.photo))
+            fixture.origin.serve("/a.jpg", .image(Self.photo))
+            async let held = fixture.get(fixture.path("/held.jpg", "s:100"))
+            try await waitUntil { decoder.callCount == 1 }
+            let source = fixture.origin.url("/a.jpg").absoluteString
+            let info = try await fixture.get("/info/unsafe/bh:4:3/plain/" + source.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)
+            #expect(info.status == 503, "\(info.text)")
+            let meta = try await fixture.get("/unsafe/meta/100x100/" + source)
+            #expect(meta.status == 503, "\(meta.text)")
+            #expect(fixture.origin.statistics(for: "/a.jpg").requests == 0)
+            decoder.open()
+            #expect(try await held.status == 200)
+            let answered = try await fixture.get("/info/unsafe/bh:4:3/plain/" + source.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)
+            #expect(answered.status == 200 && answered.text.contains("\"blurhash\""), "\(answered.text)")
+        }
+    }
+
+    // MARK: Sizes bounded where they are computed
+
+    /// Pango markup that asks for more than a mark may be, or that cannot be drawn, is a 400
+    /// naming what is wrong, answered at once and kept by no cache.
+    @Test(arguments: [
+        (#"<span font="16000">W</span>"#, "font size of 16000 pixels; at most 1000"),
+        (#"<span font="20000">W</span>"#, "font size of 20000 pixels; at most 1000"),
+        (#"<span size="999999999999">W</span>"#, "is not a size of at most 1000 points"),
+        (#"<span font_size="200000pt">W</span>"#, "is not a size of at most 1000 points"),
+        (String(repeating: "<big>", count: 20) + "W" + String(repeating: "</big>", count: 20), "nested more than 16 deep"),
+        // The issue's 300 nested <b> (2,101 bytes) is refused for its length first.
+        (String(repeating: "<b>", count: 300) + "W" + String(repeating: "</b>", count: 300), "1 to 1024 bytes"),
+        (String(repeating: "<b>", count: 100) + "W" + String(repeating: "</b>", count: 100), "nested more than 16 deep"),
+        (#"<span foo="bar">W</span>"#, "the span attribute 'foo' is not drawn by Magpie"),
+        ("&#0;", "&#0; is not a character that can be drawn"),
+        (#"<span font="900">"# + String(repeating: "W", count: 40) + "</span>", "the text would cover about"),
+        ("<b>W", "<b> is never closed"),
+    ])
+    func textMarksAskingTooMuchAreRefused(markup: String, reason: String) async throws {
+        try await withProxyFixture { fixture in
+            fixture.origin.serve("/a.jpg", .image(Self.photo))
+            let started = ContinuousClock.now
+            let reply = try await fixture.get(fixture.path("/a.jpg", "s:100/wm:1:ce/wmt:" + Self.base64(markup)))
+            #expect(reply.status == 400, "\(reply.text)")
+            #expect(reply.text.contains(reason), "\(reply.text)")
+            #expect(reply.header("Cache-Control") == "no-store")
+            #expect(ContinuousClock.now - started < .seconds(5))
+            #expect(fixture.origin.statistics(for: "/a.jpg").requests == 0, "refused before anything is fetched")
+        }
+    }
+
+    /// Markup that reads well but that Pango cannot draw (a colour it does not know) is a 400
+    /// that says why, not a 500, and is not kept.
+    @Test func undrawableMarkupIsTheURLsFault() async throws {
+        try await withProxyFixture { fixture in
+            fixture.origin.serve("/a.jpg", .image(Self.photo))
+            let reply = try await fixture.get(fixture.path("/a.jpg", "s:100/wm:1:ce/wmt:" + Self.base64(#"<span foreground="no-such-colour">W</span>"#)))
+            #expect(reply.status == 400, "\(reply.text)")
+            #expect(reply.text.hasPrefix("the watermark's text cannot be drawn"), "\(reply.text)")
+            #expect(reply.header("Cache-Control") == "no-store")
+            let drawn = try await fixture.get(fixture.path("/a.jpg", "s:100/wm:1:ce/wmt:" + Self.base64(#"<span foreground="white" size="20pt">© Magpie</span>"#)))
+            #expect(drawn.status == 200)
+        }
+    }
+
+    /// Tile spacing is bounded by the image it tiles: 12,000 px apart on a 320×240 result is
+    /// the same picture as any spacing past the image (one mark, centred), made without a
+    /// canvas of 12,064² pixels.
+    @Test func tileSpacingIsBoundedByTheImage() async throws {
+        try await withProxyFixture { fixture in
+            fixture.origin.serve("/a.jpg", .image(Self.photo))
+            fixture.origin.serve("/mark.png", .image(Self.mark))
+            let markOption = "wmu:" + Base64URL.encode(Array(fixture.origin.url("/mark.png").absoluteString.utf8))
+            var pixels: [[UInt8]] = []
+            // The first load of a mark is laid slightly differently from later ones (noted on
+            // issue 32, not this test's subject): a warm-up load first, then the comparison.
+            for spacing in ["250:250", "12000:12000", "100000:100000", "300:300"] {
+                let reply = try await fixture.get(fixture.path("/a.jpg", "f:png/wm:1:re:\(spacing)/" + markOption))
+                try #require(reply.status == 200, "\(reply.text)")
+                let image = try VipsDecoder().decode(reply.body, options: DecodingOptions())
+                #expect((image.width, image.height) == (320, 240))
+                pixels.append(image.pixels)
+            }
+            #expect(pixels[1] == pixels[2] && pixels[2] == pixels[3], "past the image, the spacing changes nothing")
+        }
+    }
+
+    /// The final canvas (box, enlargement, extension, padding, pixel ratio) is held to the
+    /// output limits before it is allocated: 422 saying the size, kept by no cache.
+    @Test(arguments: [
+        ("pd:4096", "8512x8432"),
+        ("w:8192/h:4882/el:1/ex:1/pd:1500", "11192x7882"),
+        ("rs:fill:8000:5000:1/pd:0:100", "8200x5000"),
+    ])
+    func canvasesPastTheOutputLimitAreRefused(options: String, size: String) async throws {
+        try await withProxyFixture { fixture in
+            fixture.origin.serve("/a.jpg", .image(Self.photo))
+            let reply = try await fixture.get(fixture.path("/a.jpg", options))
+            #expect([400, 422].contains(reply.status), "\(options): \(reply.status) \(reply.text)")
+            #expect(reply.text.contains(size), "\(options): \(reply.status) \(reply.text)")
+            #expect(reply.header("Cache-Control") == "no-store")
+        }
+    }
+
+    // MARK: Headers
+
+    /// RFC 6266: a backslash or quote cannot leave the quoted name open, and a name that is
+    /// not ASCII is also given as `filename*`.
+    @Test(arguments: [
+        ("report\\", #"inline; filename="report\\.jpg""#),
+        (#"a"b"#, #"inline; filename="a%22b.jpg""#),
+        ("été", #"inline; filename="été.jpg"; filename*=UTF-8''%C3%A9t%C3%A9.jpg"#),
+        ("r\\\"; x=y", #"inline; filename="r\\%22; x=y.jpg""#),
+    ])
+    func contentDispositionQuotesTheName(name: String, header: String) async throws {
+        try await withProxyFixture { fixture in
+            fixture.origin.serve("/a.jpg", .image(Self.photo))
+            let reply = try await fixture.get(fixture.path("/a.jpg", "s:64/f:jpg/fn:" + Base64URL.encode(Array(name.utf8)) + ":1"))
+            #expect(reply.status == 200)
+            #expect(reply.header("Content-Disposition") == header)
+        }
+    }
+
+    // MARK: Sources
+
+    /// imgproxy's prefixes with a port, a scheme and a path: what starts with one is allowed,
+    /// the same host on another port or path, another scheme, or a userinfo trick is not.
+    @Test func allowedSourcePrefixesMatchPortSchemeAndPath() async throws {
+        let prefix = try #require(SourcePrefix("http://127.0.0.1:8080/photos/"))
+        let policy = SourcePolicy(allowedPrefixes: [prefix])
+        #expect(policy.allows(URL(string: "http://127.0.0.1:8080/photos/a.jpg")!))
+        #expect(policy.allows(URL(string: "HTTP://127.0.0.1:8080/photos/deeper/a.jpg")!))
+        #expect(!policy.allows(URL(string: "http://127.0.0.1:8080/other/a.jpg")!))
+        #expect(!policy.allows(URL(string: "http://127.0.0.1:8081/photos/a.jpg")!))
+        #expect(!policy.allows(URL(string: "https://127.0.0.1:8080/photos/a.jpg")!))
+        #expect(!policy.allows(URL(string: "http://127.0.0.1:8080@127.0.0.2/photos/a.jpg")!))
+        #expect(!policy.allows(URL(string: "http://127.0.0.1:8080/photos")!))
+        #expect(SourcePolicy(allowedPrefixes: [SourcePrefix("http://example.com/")!]).allows(URL(string: "http://EXAMPLE.com:80/a.jpg")!))
+        let wildcard = SourcePolicy(allowedPrefixes: [try #require(SourcePrefix("https://*.example.com/i*/"))])
+        #expect(wildcard.allows(URL(string: "https://cdn.example.com/img/a.jpg")!))
+        #expect(!wildcard.allows(URL(string: "https://example.com/img/a.jpg")!))
+        #expect(!wildcard.allows(URL(string: "https://cdn.example.com/x/img/a.jpg")!))
+        #expect(SourcePrefix("127.0.0.1:8080/") == nil && SourcePrefix("s3://bucket/") == nil)
+        let origin = try await ImageServer.start()
+        defer { Task { await origin.shutdown() } }
+        try await withProxyFixture(configure: { configuration in
+            configuration.sources = SourcePolicy(allowedPrefixes: [SourcePrefix("http://127.0.0.1:\(origin.port)/photos/")!])
+        }) { fixture in
+            origin.serve("/photos/a.jpg", .image(Self.photo))
+            origin.serve("/other/a.jpg", .image(Self.photo))
+            origin.serve("/photos/away", .redirect(to: "/other/a.jpg"))
+            let allowed = try await fixture.get(fixture.proxy.path(for: origin.url("/photos/a.jpg"), options: "s:64"))
+            #expect(allowed.status == 200)
+            let elsewhere = try await fixture.get(fixture.proxy.path(for: origin.url("/other/a.jpg"), options: "s:64"))
+            #expect(elsewhere.status == 403)
+            let redirected = try await fixture.get(fixture.proxy.path(for: origin.url("/photos/away"), options: "s:64"))
+            #expect(redirected.status == 403, "the prefix holds on every redirect")
+            #expect(origin.statistics(for: "/other/a.jpg").requests == 0)
+            // The origin of the fixture is on another port.
+            let otherPort = try await fixture.get(fixture.path("/photos/a.jpg", "s:64"))
+            #expect(otherPort.status == 403)
+        }
+    }
+
+    /// A redirect whose `Location` is not a URL is the origin's fault: 502, not 400.
+    @Test func aRedirectToNoURLIsABadGateway() async throws {
+        try await withProxyFixture { fixture in
+            fixture.origin.serve("/broken", .redirect(to: "http://[::1"))
+            let reply = try await fixture.get(fixture.path("/broken", "s:64"))
+            #expect(reply.status == 502, "\(reply.text)")
+            #expect(reply.text.contains("which is not a URL"), "\(reply.text)")
+        }
+    }
+}
