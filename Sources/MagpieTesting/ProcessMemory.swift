@@ -23,6 +23,9 @@ public enum ProcessMemory {
     /// Resident set size of another process (a child under test), in bytes; 0 when it is gone.
     public static func resident(ofProcess pid: Int32) -> Int { statusField("VmRSS", of: "/proc/\(pid)/status") }
 
+    /// Peak resident set size of another process (`VmHWM`), in bytes; 0 when it is gone.
+    public static func peak(ofProcess pid: Int32) -> Int { statusField("VmHWM", of: "/proc/\(pid)/status") }
+
     /// A `kB` field of a /proc status file, in bytes; 0 where there is no such file.
     private static func statusField(_ name: String, of file: String = "/proc/self/status") -> Int {
         guard let status = SmallFile.contents(file) else { return 0 }
