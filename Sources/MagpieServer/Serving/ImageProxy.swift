@@ -30,6 +30,9 @@ public final class ImageProxy: Sendable {
     private let admission: Admission
     private let metrics: ProxyMetrics
     private let logger: Logger
+    /// Marks once fetched and decoded, or drawn, by their identifier: the proxy keeps no
+    /// decoded images otherwise (its results are encoded), and a mark is laid on many results.
+    private let marks: ImageCache
 
     /// Creates the proxy; throws when it would accept no URL (no key and unsigned URLs off)
     /// or a preset does not parse.
@@ -65,6 +68,10 @@ public final class ImageProxy: Sendable {
         let metrics = self.metrics
         admission = Admission(slots: configuration.processingSlots, queueLimit: configuration.queueLimit) { metrics.queueChanged(by: $0) }
         logger = configuration.logger
+        // 64 MB: four marks of the largest size a fetched one keeps, or hundreds of usual ones.
+        marks = ImageCache(
+            limits: .init(totalCost: 64 << 20, count: 512, entryCost: 16 << 20, timeToLive: configuration.cacheMaxAge),
+            now: configuration.pipeline.clock)
     }
 
     /// Processing slots in use and requests waiting for one (for tests and diagnostics).
@@ -72,6 +79,9 @@ public final class ImageProxy: Sendable {
         let usage = admission.usage
         return (usage.running, usage.queued)
     }
+
+    /// Marks kept decoded or drawn (for tests and diagnostics).
+    package var keptMarkCount: Int { marks.count }
 
     /// Stops the pipeline.
     public func shutdown() async {
@@ -406,14 +416,20 @@ public final class ImageProxy: Sendable {
     /// the area its markup may cover, and kept in the memory cache by its markup.
     private func markImage(_ mark: WatermarkOptions.Mark) async -> Result<ImageProcessors.Watermark.Mark, MarkFailure> {
         let identifier = markIdentifier(mark)
+        let key = ImageCacheKey(dataKey: "magpie-mark:" + identifier, thumbnail: nil)
+        if let kept = marks[key] { return .success(.init(identifier: identifier, image: kept)) }
+        let made: ImageProcessors.Watermark.Mark
         switch mark {
         case .url(let url):
             do {
                 // A mark larger than this is shrunk to fit while it decodes: it is laid on a
-                // result of at most the output limit, and held while that result is made.
+                // result of at most the output limit, and held while that result is made. Only
+                // its original bytes are kept on disk: a variant is JPEG when opaque, and a
+                // mark's edges would come back blurred by it.
                 let bound = ImageRequest.Thumbnail(width: Self.markSide, height: Self.markSide, fit: .fit)
-                let response = try await pipeline.image(for: ImageRequest(url: url, thumbnail: bound, options: [.firstFrameOnly]))
-                return .success(.init(identifier: identifier, image: response.container.image))
+                var request = ImageRequest(url: url, thumbnail: bound, options: [.firstFrameOnly])
+                request.diskCachePolicy = .originals
+                made = .init(identifier: identifier, image: try await pipeline.image(for: request).container.image)
             } catch {
                 return .failure(.loading(error))
             }
@@ -421,17 +437,13 @@ public final class ImageProxy: Sendable {
             // Resolved to the operator's image or URL before any work is pending.
             return .failure(.loading(.processingFailed(processor: "magpie.watermark", reason: "no watermark is configured")))
         case .text(let text):
-            let key = ImageCacheKey(dataKey: "magpie-text-mark:" + identifier, thumbnail: nil)
-            if let drawn = pipeline.memoryCache?[key] { return .success(.init(identifier: identifier, image: drawn)) }
             do {
                 let markup = try ImageProcessors.Watermark.Mark.checkText(text)
                 // Pango and cairo hold the text as ARGB, then libvips copies it out: about
                 // three copies of four bytes a pixel.
-                let made = try await pipeline.runOnDecodingThreads(memory: markup.estimatedPixels * 12) { () throws(MagpieError) in
+                made = try await pipeline.runOnDecodingThreads(memory: markup.estimatedPixels * 12) { () throws(MagpieError) in
                     try ImageProcessors.Watermark.Mark.text(text)
                 }
-                pipeline.memoryCache?.store(made.image, for: key)
-                return .success(made)
             } catch .cancelled {
                 return .failure(.loading(.cancelled))
             } catch .processingFailed(_, let reason) {
@@ -440,6 +452,8 @@ public final class ImageProxy: Sendable {
                 return .failure(.drawing(error.description))
             }
         }
+        marks.store(made.image, for: key)
+        return .success(made)
     }
 
     private func checkThumborSignature(_ signature: String, for signedPart: String) throws(ProxyURLError) {

@@ -78,6 +78,23 @@ struct ProxyHardeningTests {
         }
     }
 
+    /// A text mark is drawn once for every result that lays it, and a fetched one decoded once.
+    @Test func marksAreKeptByWhatTheyAre() async throws {
+        try await withProxyFixture { fixture in
+            fixture.origin.serve("/mark.png", .image(Self.mark))
+            let text = "wmt:" + Self.base64(#"<span foreground="white">© Magpie</span>"#)
+            let url = "wmu:" + Base64URL.encode(Array(fixture.origin.url("/mark.png").absoluteString.utf8))
+            for index in 0..<3 {
+                fixture.origin.serve("/\(index).jpg", .image(Self.photo))
+                let withText = try await fixture.get(fixture.path("/\(index).jpg", "s:100/wm:1:soea/" + text))
+                let withImage = try await fixture.get(fixture.path("/\(index).jpg", "s:100/wm:1:nowe/" + url))
+                #expect(withText.status == 200 && withImage.status == 200)
+            }
+            #expect(fixture.proxy.keptMarkCount == 2)
+            #expect(fixture.origin.statistics(for: "/mark.png").requests == 1)
+        }
+    }
+
     /// `/info` (and thumbor's `meta/`) take a processing slot like an image: with the only
     /// slot held and no queue, they are turned away with 503 rather than decoding beside it.
     @Test func infoAndMetaAreAdmittedLikeImages() async throws {
@@ -159,8 +176,8 @@ struct ProxyHardeningTests {
             fixture.origin.serve("/mark.png", .image(Self.mark))
             let markOption = "wmu:" + Base64URL.encode(Array(fixture.origin.url("/mark.png").absoluteString.utf8))
             var pixels: [[UInt8]] = []
-            // The first load of a mark is laid slightly differently from later ones (noted on
-            // issue 32, not this test's subject): a warm-up load first, then the comparison.
+            // The first load lays the mark as fetched, later ones as kept (once from a JPEG
+            // variant on disk, which blurred its edges): all four must agree.
             for spacing in ["250:250", "12000:12000", "100000:100000", "300:300"] {
                 let reply = try await fixture.get(fixture.path("/a.jpg", "f:png/wm:1:re:\(spacing)/" + markOption))
                 try #require(reply.status == 200, "\(reply.text)")
@@ -168,7 +185,7 @@ struct ProxyHardeningTests {
                 #expect((image.width, image.height) == (320, 240))
                 pixels.append(image.pixels)
             }
-            #expect(pixels[1] == pixels[2] && pixels[2] == pixels[3], "past the image, the spacing changes nothing")
+            #expect(pixels.allSatisfy { $0 == pixels[0] }, "past the image, the spacing changes nothing")
         }
     }
 
