@@ -41,12 +41,16 @@ final class EncodeImage: Sendable {
         let format = key.encoding.format.choice(for: image, source: made.container.format)
         let encoding = key.encoding
         var timings = made.timings
-        let bytes = try await timings.measure(.encode) { () throws(MagpieError) in
-            try await context.decodingPool.run { () throws(MagpieError) in try encoding.encode(image, as: format) }
+        let original = made.container.data ?? [], metadata = made.metadata
+        // Without the origin's validator the original is hashed, a tenth of a second for 64 MB:
+        // on the decoding threads, with the encode, never on Swift's cooperative threads.
+        let (bytes, validator) = try await timings.measure(.encode) { () throws(MagpieError) in
+            try await context.decodingPool.run { () throws(MagpieError) in
+                (try encoding.encode(image, as: format), EncodedImage.validator(of: original, metadata: metadata))
+            }
         }
         var encoded = EncodedImage(
-            data: bytes, format: format, source: made.source, cache: nil,
-            sourceValidator: EncodedImage.validator(of: made.container.data ?? [], metadata: made.metadata),
+            data: bytes, format: format, source: made.source, cache: nil, sourceValidator: validator,
             sourceLastModified: made.metadata?.lastModified)
         encoded.timings = timings
         keep(encoded, key: key, redirects: made.redirects)
