@@ -17,9 +17,44 @@ extension ImageFormat {
             self = .webp
         } else if starts(Array("ftyp".utf8), at: 4) {
             self = Self.heifFamily(brands: Self.brands(inFileTypeBox: head))
+        } else if Self.startsWithSVGElement(bytes.prefix(4096)) {
+            self = .svg
         } else {
             self = .unknown
         }
+    }
+
+    /// Whether the first element is `<svg`, after a byte-order mark, white space, an XML
+    /// declaration, comments and a document type.
+    private static func startsWithSVGElement(_ head: some Collection<UInt8>) -> Bool {
+        var rest = Array(head)[...]
+        if rest.starts(with: [0xEF, 0xBB, 0xBF]) { rest = rest.dropFirst(3) }
+        while true {
+            rest = rest.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
+            let skipped: ArraySlice<UInt8>?
+            if rest.starts(with: Array("<?".utf8)) {
+                skipped = after(Array("?>".utf8), in: rest)
+            } else if rest.starts(with: Array("<!--".utf8)) {
+                skipped = after(Array("-->".utf8), in: rest)
+            } else if rest.starts(with: Array("<!DOCTYPE".utf8)) || rest.starts(with: Array("<!doctype".utf8)) {
+                skipped = after(Array(">".utf8), in: rest)
+            } else {
+                break
+            }
+            guard let skipped else { return false }
+            rest = skipped
+        }
+        guard rest.starts(with: Array("<svg".utf8)), let next = rest.dropFirst(4).first else { return false }
+        return [0x20, 0x09, 0x0A, 0x0D, UInt8(ascii: ">"), UInt8(ascii: "/")].contains(next)
+    }
+
+    private static func after(_ marker: [UInt8], in bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8>? {
+        var index = bytes.startIndex
+        while index + marker.count <= bytes.endIndex {
+            if bytes[index..<(index + marker.count)].elementsEqual(marker) { return bytes[(index + marker.count)...] }
+            index += 1
+        }
+        return nil
     }
 
     /// The major brand, then the compatible brands that fit in `head`.

@@ -11,6 +11,9 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
     case gif
     /// HEVC-coded HEIF (HEIC, as phones write it).
     case heif
+    /// Scalable Vector Graphics: recognised, never decoded or written (it is a document that can
+    /// hold scripts and fetch other resources). `magpie proxy` passes it through only sanitised.
+    case svg
     /// Bytes in no format Magpie recognises.
     case unknown
 
@@ -36,6 +39,8 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
         case .gif: Traits(name: "GIF", mediaType: "image/gif", fileExtensions: ["gif"], animates: true, shimCode: MAGPIE_FORMAT_GIF)
         // Writing HEVC needs an encoder no Magpie install ships.
         case .heif: Traits(name: "HEIF", mediaType: "image/heic", fileExtensions: ["heic", "heif"], encodes: false, shimCode: MAGPIE_FORMAT_HEIF)
+        case .svg:
+            Traits(name: "SVG", mediaType: "image/svg+xml", fileExtensions: ["svg"], decodes: false, encodes: false, shimCode: MAGPIE_FORMAT_UNKNOWN)
         case .unknown:
             Traits(
                 name: "unknown", mediaType: "application/octet-stream", fileExtensions: ["bin"], decodes: false, encodes: false, keepsAlpha: false,
@@ -98,6 +103,6 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
 
     /// The format the C shim names.
     init(shimCode: magpie_format) {
-        self = Self.allCases.first { $0.shimCode == shimCode } ?? .unknown
+        self = Self.allCases.first { $0.shimCode == shimCode && $0 != .svg } ?? .unknown
     }
 }

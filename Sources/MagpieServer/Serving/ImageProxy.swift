@@ -511,8 +511,8 @@ public final class ImageProxy: Sendable {
 
     /// The source's bytes as the origin sent them (`raw`, `skip_processing`), when they are an
     /// image Magpie knows by their content: whatever the origin calls it, nothing else (an
-    /// HTML page, a script) is served from the proxy's domain. The policy header keeps a
-    /// browser from running anything in what is served.
+    /// HTML page, a script) is served from the proxy's domain; an SVG is sanitised first
+    /// (``SVGSanitizer``). The policy header keeps a browser from running anything served.
     private func sourceAsItIs(
         _ original: DataResponse, format: ImageFormat, work: Work, request: ProxyRequest
     ) async throws(MagpieError) -> ProxyResponse {
@@ -521,6 +521,10 @@ public final class ImageProxy: Sendable {
         }
         let etag = work.etag(sourceValidator: try await sourceValidator(of: original))
         if Validators.matches(request.headers["if-none-match"], etag) { return notModified(etag: etag, work: work) }
+        var body = original.data
+        if format == .svg {
+            body = try await pipeline.runOnDecodingThreads { () throws(MagpieError) in try SVGSanitizer.sanitized(original.data) }
+        }
         var headers: [(name: String, value: String)] = [
             ("Content-Type", format.mediaType), ("Cache-Control", imageCacheControl), ("ETag", etag),
             ("Cache-Tag", work.cacheTag), ("Surrogate-Key", work.cacheTag),
@@ -529,7 +533,7 @@ public final class ImageProxy: Sendable {
         ]
         if let lastModified = original.metadata?.lastModified { headers.append(("Last-Modified", lastModified)) }
         metrics.served(format: format.rawValue)
-        return ProxyResponse(status: 200, headers: headers, body: original.data)
+        return ProxyResponse(status: 200, headers: headers, body: body)
     }
 
     /// Nothing in a served source may run or reach out: no scripts, no fetches, a sandbox.

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
 import Magpie
 import MagpieServer
 import MagpieTesting
@@ -18,16 +21,16 @@ struct ProxyHardeningTests {
     // MARK: Nothing active
 
     /// `raw` and `skip_processing` serve only images Magpie knows by their bytes: an HTML page
-    /// or an SVG with a script is a 422, whatever the origin calls it; an image served as it is
-    /// carries a policy that runs nothing, and every answer says `nosniff`.
+    /// is a 422, whatever the origin calls it, and so is an SVG asking for entities; an image
+    /// served as it is carries a policy that runs nothing, and every answer says `nosniff`.
     @Test func passThroughServesOnlyImagesAndNothingThatRuns() async throws {
         try await withProxyFixture { fixture in
             let page = Array("<!doctype html><html><body><script>alert(document.domain)</script></body></html>".utf8)
-            let svg = Array(#"<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"><script>alert(2)</script></svg>"#.utf8)
+            let laughs = Array(#"<?xml version="1.0"?><!DOCTYPE svg [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;">]><svg xmlns="http://www.w3.org/2000/svg"><text>&b;</text></svg>"#.utf8)
             fixture.origin.serve("/page.html", .image(page, contentType: "text/html"))
-            fixture.origin.serve("/evil.svg", .image(svg, contentType: "image/svg+xml"))
+            fixture.origin.serve("/laughs.svg", .image(laughs, contentType: "image/svg+xml"))
             fixture.origin.serve("/photo-as-html", .image(Self.photo, contentType: "text/html"))
-            for (path, options) in [("/page.html", "raw:1"), ("/evil.svg", "raw:1"), ("/page.html", "skp:jpg"), ("/evil.svg", "skp:png")] {
+            for (path, options) in [("/page.html", "raw:1"), ("/laughs.svg", "raw:1"), ("/page.html", "skp:jpg"), ("/laughs.svg", "skp:svg")] {
                 let reply = try await fixture.get(fixture.path(path, options))
                 #expect(reply.status == 422, "\(path) \(options): \(reply.status) \(reply.text)")
                 #expect(reply.header("Content-Type") == "text/plain; charset=utf-8")
@@ -44,6 +47,54 @@ struct ProxyHardeningTests {
             #expect(processed.status == 200 && processed.header("X-Content-Type-Options") == "nosniff")
             let refused = try await fixture.get("/unsafe/s:64/plain/x")
             #expect(refused.status == 403 && refused.header("X-Content-Type-Options") == "nosniff")
+        }
+    }
+
+    /// An SVG passes through only sanitised, as imgproxy serves it: no script, handler,
+    /// embedded document, outside reference or link-setting animation is left, what draws is.
+    @Test func svgPassesThroughSanitised() async throws {
+        let hostile = #"""
+            <?xml version="1.0" encoding="UTF-8"?>
+            <!-- a comment --><!DOCTYPE svg PUBLIC "-//W3C//DTD SVG 1.1//EN" "http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd">
+            <svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="20" height="10" onload="alert(1)">
+              <script type="text/javascript">alert(2)</script>
+              <defs><linearGradient id="g"><stop offset="0" stop-color="red"/></linearGradient></defs>
+              <rect id="r" width="10" height="10" fill="url(#g)" onclick="alert(3)" style="stroke:blue"/>
+              <rect width="5" height="5" style="fill:url(http://tracker.example/t.png)"/>
+              <foreignObject width="10" height="10"><iframe xmlns="http://www.w3.org/1999/xhtml" src="javascript:alert(4)"></iframe></foreignObject>
+              <a xlink:href="javascript:alert(5)"><text x="0" y="9">A &amp; B</text></a>
+              <image href="http://tracker.example/pixel.png" width="1" height="1"/>
+              <image href="data:image/png;base64,iVBORw0KGgo=" width="1" height="1"/>
+              <use xlink:href="#r" x="10"/>
+              <use href="http://elsewhere.example/sprite.svg#icon"/>
+              <style>@import url(http://tracker.example/x.css); rect { fill: green }</style>
+              <style><![CDATA[ text { font-weight: bold } ]]></style>
+              <set attributeName="href" to="javascript:alert(6)"/>
+              <animate attributeName="opacity" from="0" to="1" dur="1s"/>
+            </svg>
+            """#
+        try await withProxyFixture { fixture in
+            fixture.origin.serve("/a.svg", .image(Array(hostile.utf8), contentType: "image/svg+xml"))
+            #expect(ImageFormat(sniffing: Array(hostile.utf8)) == .svg)
+            for options in ["raw:1", "skp:svg"] {
+                let reply = try await fixture.get(fixture.path("/a.svg", options))
+                #expect(reply.status == 200, "\(reply.text)")
+                #expect(reply.header("Content-Type") == "image/svg+xml")
+                #expect(reply.header("Content-Security-Policy")?.contains("script-src 'none'") == true)
+                let text = reply.text.lowercased()
+                for gone in ["script", "onload", "onclick", "javascript", "foreignobject", "iframe", "tracker.example", "elsewhere.example", "@import", "<set", "<!--", "doctype"] {
+                    #expect(!text.contains(gone), "\(options): '\(gone)' is left in \(reply.text)")
+                }
+                // A style sheet that fetches anything is left out whole; one that does not stays.
+                #expect(!text.contains("fill: green"))
+                for kept in ["id=\"r\"", "fill=\"url(#g)\"", "style=\"stroke:blue\"", "a &amp; b", "xlink:href=\"#r\"", "data:image/png", "font-weight: bold", "<animate", "<lineargradient"] {
+                    #expect(text.contains(kept.lowercased()), "\(options): '\(kept)' is missing from \(reply.text)")
+                }
+                // Well-formed XML, by a parser of its own.
+                #expect(XMLParser(data: Data(reply.body)).parse())
+            }
+            // Processing an SVG is not something Magpie does: 422, as for any undecodable source.
+            #expect(try await fixture.get(fixture.path("/a.svg", "s:64")).status == 422)
         }
     }
 
