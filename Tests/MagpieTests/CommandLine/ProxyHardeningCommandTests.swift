@@ -31,6 +31,8 @@ struct ProxyHardeningCommandTests {
                 (text(#"<span foo="bar">W</span>"#), "/a.jpg", 400),
                 (text(#"<span size="999999999999">W</span>"#), "/a.jpg", 400),
                 (text("&#0;"), "/a.jpg", 400),
+                // The largest text a mark may be: two 1,000 px letters, drawn in well under a second.
+                (text(#"<span font="1000">WW</span>"#), "/a.jpg", 200),
                 ("wm:1:re:12000:12000/" + mark, "/a.jpg", 200),
                 ("pd:4096", "/a.jpg", 422),
                 ("w:8192/h:4882/el:1/ex:1/pd:1500", "/a.jpg", 422),
@@ -42,6 +44,7 @@ struct ProxyHardeningCommandTests {
                 let growth = proxy.peak - baseline
                 print("attack \(probe.options.prefix(60)): \(reply.status) in \(ContinuousClock.now - started), peak +\(growth >> 20) MB")
                 #expect(reply.status == probe.status, "\(probe.options): \(reply.text)")
+                #expect(ContinuousClock.now - started < .seconds(5), "\(probe.options)")
                 #expect(reply.header("X-Content-Type-Options") == "nosniff")
                 #expect(growth < 150 << 20, "\(probe.options): peak grew \(growth >> 20) MB")
             }
