@@ -557,9 +557,9 @@ public final class ImageProxy: Sendable {
     /// An error response. Errors of the URL itself (a bad option, a signature, a limit) and of
     /// the proxy (overload, timeouts, its own faults) are `no-store`: the next request may
     /// differ. What an origin said of its source (gone, not an image, too large, failing) is
-    /// the same for every client, so it is kept for ``ProxyConfiguration/errorMaxAge``, as
-    /// imgproxy and thumbor leave to a CDN in front, and a burst of requests for one broken
-    /// source does not each reach the origin.
+    /// the same for every client, so it is kept for ``ProxyConfiguration/errorMaxAge`` on
+    /// purpose: a burst of requests for one broken source does not each reach the origin, and a
+    /// mended source shows within seconds.
     private func failure(_ status: Int, _ message: String, aboutSource: Bool = false) -> ProxyResponse {
         let keptBriefly = aboutSource && [404, 422, 502].contains(status)
         let cacheControl = keptBriefly ? "public, max-age=\(configuration.errorMaxAge.components.seconds)" : "no-store"
