@@ -413,7 +413,8 @@ public final class ImageProxy: Sendable {
     /// Fetches (through the pipeline and its caches, under the source rules) or draws a mark,
     /// once the request is admitted: an image mark is decoded on the decoding threads within
     /// the decode budget like any source; a text mark is drawn there too, within the budget for
-    /// the area its markup may cover, and kept in the memory cache by its markup.
+    /// the area its markup may cover. Both are kept in ``marks`` by their identifier (a text
+    /// mark's is its markup's digest).
     private func markImage(_ mark: WatermarkOptions.Mark) async -> Result<ImageProcessors.Watermark.Mark, MarkFailure> {
         let identifier = markIdentifier(mark)
         let key = ImageCacheKey(dataKey: "magpie-mark:" + identifier, thumbnail: nil)
