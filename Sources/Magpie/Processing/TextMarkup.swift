@@ -173,6 +173,9 @@ public struct TextMarkup: Sendable, Hashable {
                 }
                 rest = rest.dropFirst()
                 guard let close = rest.firstIndex(of: quote) else { throw Refusal(description: "the value of '\(attribute)' is never closed") }
+                // Pango would decode a character reference (`font="Sans &#49;6000"`) after this
+                // reading, so a value with one is not read at all.
+                guard !rest[..<close].contains("&") else { throw Refusal(description: "the value of '\(attribute)' holds an entity") }
                 attributes.append((attribute, String(rest[..<close])))
                 rest = rest[close...].dropFirst()
             }

@@ -188,6 +188,8 @@ struct ProxyHardeningTests {
         (String(repeating: "<b>", count: 100) + "W" + String(repeating: "</b>", count: 100), "nested more than 16 deep"),
         (#"<span foo="bar">W</span>"#, "the span attribute 'foo' is not drawn by Magpie"),
         ("&#0;", "&#0; is not a character that can be drawn"),
+        (#"<span font="Sans &#49;6000">W</span>"#, "the value of 'font' holds an entity"),
+        (#"<span foreground="x>" size="999999999999">W</span>"#, "is never closed"),
         (#"<span font="900">"# + String(repeating: "W", count: 40) + "</span>", "the text would cover about"),
         ("<b>W", "<b> is never closed"),
     ])
