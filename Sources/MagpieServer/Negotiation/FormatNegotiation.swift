@@ -19,14 +19,15 @@ enum FormatNegotiation {
             keepsCopyright: keepsCopyright)
     }
 
-    /// The image formats an `Accept` header lists with a quality above zero.
+    /// The formats Magpie writes that an `Accept` header lists with a quality above zero
+    /// (`image/svg+xml` or `image/heic` there choose nothing).
     static func accepted(_ header: String?) -> Set<ImageFormat> {
         var formats: Set<ImageFormat> = []
         for item in (header ?? "").split(separator: ",") {
             let parts = item.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
             guard let type = parts.first, type.hasPrefix("image/") else { continue }
             let quality = parts.dropFirst().first { $0.hasPrefix("q=") }.flatMap { Double($0.dropFirst(2)) } ?? 1
-            guard quality > 0, let format = ImageFormat.allCases.first(where: { $0 != .unknown && $0.mediaType == type }) else { continue }
+            guard quality > 0, let format = ImageFormat.encodable.first(where: { $0.mediaType == type }) else { continue }
             formats.insert(format)
         }
         return formats
