@@ -58,7 +58,7 @@ struct ProxyHardeningCommandTests {
     /// request is answered 200, 503 or 504; the peak stays under the budget plus 400 MB;
     /// `/health`, asked every 25 ms throughout, answers within 100 ms at the 99th percentile.
     @Test func largeMarksAndInfoQueueWithinTheBudget() async throws {
-        let bomb = try Self.progressiveBomb()
+        let bomb = try ProgressiveBomb.make()
         try await withProxyChild { proxy, origin in
             origin.serve("/a.jpg", .image(try TestImages.texture(width: 640, height: 480, format: .jpeg)))
             for index in 0..<64 { origin.serve("/bomb-\(index).jpg", .image(bomb)) }
@@ -104,17 +104,6 @@ struct ProxyHardeningCommandTests {
             #expect(p99 < .milliseconds(100), "/health p99 \(p99)")
         }
     }
-
-    /// A 7000×7000 progressive 4:4:4 JPEG of 1.2 MB.
-    static func progressiveBomb() throws -> [UInt8] {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("magpie-bomb-\(UUID().uuidString).jpg")
-        defer { try? FileManager.default.removeItem(at: file) }
-        let script = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Reference/progressive_bomb.py")
-        _ = try PythonScript.run(script, [file.path, "7000", "7000"])
-        return Array(try Data(contentsOf: file))
-    }
 }
 
 /// A `magpie proxy` child on loopback taking unsigned URLs from a loopback origin.
@@ -126,14 +115,7 @@ struct ProxyChild: Sendable {
     /// Peak resident memory of the proxy so far.
     var peak: Int { ProcessMemory.peak(ofProcess: pid) }
 
-    struct Reply: Sendable {
-        let status: Int
-        let headers: HTTPHeaders
-        let body: [UInt8]
-
-        func header(_ name: String) -> String? { headers.first(name: name) }
-        var text: String { String(decoding: body, as: UTF8.self) }
-    }
+    typealias Reply = ProxyFixture.Reply
 
     func get(_ originPath: String, _ options: String, from origin: ImageServer) async throws -> Reply {
         let source = origin.url(originPath).absoluteString.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!

@@ -56,13 +56,7 @@ struct DecodeBudgetTests {
     /// Serves the same 7000×7000 progressive 4:4:4 JPEG under eight URLs (eight loads, eight
     /// decodes) and gives `body` the URLs and what one decode costs by the budget's estimate.
     private func withBombs(_ body: ([URL], Int) async throws -> Void) async throws {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("magpie-bomb-\(UUID().uuidString).jpg")
-        defer { try? FileManager.default.removeItem(at: file) }
-        let script = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Reference/progressive_bomb.py")
-        _ = try PythonScript.run(script, [file.path, "7000", "7000"])
-        let bytes = Array(try Data(contentsOf: file))
+        let bytes = try ProgressiveBomb.make()
         let cost = DecodeMemory.estimate(bytes, options: DecodingOptions(thumbnail: .init(width: Self.box, height: Self.box)))
         // 875×875 blocks in each of three components, 128 bytes each: the file really is a bomb.
         try #require(cost >= 294_000_000 && bytes.count < 2_000_000, "\(cost) bytes to decode, \(bytes.count) in the file")
