@@ -127,17 +127,22 @@ public final class ImagePipeline: Sendable {
 
     /// Starts loading and calls `completion` once with the result, for code outside async
     /// functions. The returned task can cancel the load.
+    ///
+    /// `completion` runs in the isolation it was written in: on the main actor when written in
+    /// `@MainActor` code, on an actor when it uses the actor's state, and on any thread otherwise.
     @discardableResult
     public func loadImage(
         with request: ImageRequest,
-        completion: @escaping @Sendable (Result<ImageResponse, MagpieError>) -> Void
+        // As `Task.init`'s operation: a closure written in isolated code keeps that isolation
+        // (without the attribute, `@isolated(any)` closures are nonisolated unless marked).
+        @_inheritActorContext completion: @escaping @isolated(any) @Sendable (Result<ImageResponse, MagpieError>) -> Void
     ) -> ImageTask {
         let task = imageTask(with: request)
         Task {
             do throws(MagpieError) {
-                completion(.success(try await task.response))
+                await completion(.success(try await task.response))
             } catch {
-                completion(.failure(error))
+                await completion(.failure(error))
             }
         }
         return task
@@ -252,7 +257,12 @@ public final class ImagePipeline: Sendable {
 
 /// Runs `body` with a new pipeline and shuts the pipeline down afterwards, even if `body`
 /// throws.
-public func withImagePipeline<Result: Sendable>(
+///
+/// `body` runs in the caller's isolation, as the standard library's `withTaskGroup` does: from
+/// `@MainActor` code, an actor's method or a `@main` entry point it may use that isolation's
+/// state directly.
+public func withImagePipeline<Result>(
+    isolation: isolated (any Actor)? = #isolation,
     configuration: ImagePipeline.Configuration = .init(),
     _ body: (ImagePipeline) async throws -> Result
 ) async rethrows -> Result {

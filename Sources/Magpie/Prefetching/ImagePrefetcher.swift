@@ -69,15 +69,18 @@ public final class ImagePrefetcher: Sendable {
     private let thumbnail: ImageRequest.Thumbnail?
     private let processors: [any ImageProcessing]
     private let maximumConcurrent: Int
-    private let onProgress: (@Sendable (Update) -> Void)?
+    private let onProgress: (@isolated(any) @Sendable (Update) -> Void)?
     private let state = NIOLockedValueBox(State())
 
     /// Creates a prefetcher. `onProgress` is called after each URL is dealt with (cancelled ones
-    /// are not reported). Give the `thumbnail` and `processors` the images will be shown with,
-    /// so the prefetched entries are the ones the loads look for.
+    /// are not reported), in the isolation it was written in (the main actor's, in `@MainActor`
+    /// code). Give the `thumbnail` and `processors` the images will be shown with, so the
+    /// prefetched entries are the ones the loads look for.
     public init(
         pipeline: ImagePipeline, destination: Destination = .diskCache, thumbnail: ImageRequest.Thumbnail? = nil,
-        processors: [any ImageProcessing] = [], maximumConcurrent: Int = 2, onProgress: (@Sendable (Update) -> Void)? = nil
+        processors: [any ImageProcessing] = [], maximumConcurrent: Int = 2,
+        // A closure written in isolated code keeps that isolation, as `Task.init`'s does.
+        @_inheritActorContext onProgress: (@isolated(any) @Sendable (Update) -> Void)? = nil
     ) {
         self.pipeline = pipeline
         self.destination = destination
@@ -173,7 +176,7 @@ public final class ImagePrefetcher: Sendable {
             }
             return state.progress
         }
-        if let progress { onProgress?(Update(url: url, outcome: outcome, progress: progress)) }
+        if let progress, let onProgress { await onProgress(Update(url: url, outcome: outcome, progress: progress)) }
     }
 
     private func isCached(_ request: ImageRequest, keys: RequestKeys) -> Bool {
