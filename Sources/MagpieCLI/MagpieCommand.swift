@@ -14,14 +14,14 @@ public struct MagpieCommand: AsyncParsableCommand {
             FetchCommand.self, PrefetchCommand.self, CacheCommand.self, ServeCommand.self, ProxyCommand.self, DemoCommand.self,
         ])
 
-    @Flag(name: .long, help: "Print which libvips Magpie runs on (its speed depends on it) and exit.")
+    @Flag(name: .long, help: "Print Magpie's version and the libvips it runs on (its speed depends on it), and exit.")
     var version = false
 
     public init() {}
 
     public mutating func run() async throws {
         guard version else { throw CleanExit.helpRequest(self) }
-        print("magpie: \(Libvips.summary)")
+        print("magpie \(MagpieVersion.current), \(Libvips.summary)")
     }
 
     /// Parses the arguments, runs the chosen command and exits. Usage errors exit with 2 (the

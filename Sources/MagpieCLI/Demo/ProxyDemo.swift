@@ -59,9 +59,8 @@ struct ProxyDemo {
             headers[.cacheControl] = "no-store"
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: page)))
         }
-        let images = ImageProxyResponder(proxy: proxy)
-        router.get("**") { request, context in try await images.respond(to: request, context: context) }
-        router.head("**") { request, context in try await images.respond(to: request, context: context) }
+        // Added after the pages, so it answers only the paths they leave.
+        router.add(middleware: ImageProxyMiddleware(proxy: proxy, urlBasePath: "/"))
 
         let console = console
         let count = files.count

@@ -14,6 +14,18 @@ final class DisconnectWatch: ChannelInboundHandler, RemovableChannelHandler, Sen
 
     private let state = NIOLockedValueBox(State())
 
+    /// The watch on `channel`: the one the server installed, or one added now, first in the
+    /// pipeline so it sees the connection's events before any other handler can keep them
+    /// (an application's own server does not install one). `nil` if it cannot be added.
+    static func watching(_ channel: any Channel) async -> DisconnectWatch? {
+        if let watch = try? await channel.pipeline.handler(type: DisconnectWatch.self).get() { return watch }
+        let watch = DisconnectWatch()
+        guard (try? await channel.pipeline.addHandler(watch, position: .first).get()) != nil else { return nil }
+        // A client gone before the watch was in place closed the channel unseen.
+        if !channel.isActive { watch.clientWent() }
+        return watch
+    }
+
     /// Calls `action` when the client goes (at once if it already has) until `body` returns.
     func whileAnswering<T>(onGone action: @escaping @Sendable () -> Void, _ body: () async -> T) async -> T {
         let gone = state.withLockedValue { state in

@@ -22,11 +22,12 @@ public struct ProxyServer: Sendable {
         application(responder: ImageProxyResponder(proxy: proxy), onRunning: onRunning)
     }
 
-    /// The Hummingbird application answering with `responder`: a router that mounts an
-    /// ``ImageProxyResponder`` beside routes of your own, for example.
-    public func application(
-        responder: some HTTPResponder<ProxyRequestContext>, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
-    ) -> some ApplicationProtocol {
+    /// The Hummingbird application answering with `responder`: the responder of a router with
+    /// its own request context that mounts an ``ImageProxyMiddleware`` beside its routes, for
+    /// example. Connections are watched for clients that go away, as the proxy alone does.
+    public func application<Responder: HTTPResponder>(
+        responder: Responder, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) -> some ApplicationProtocol where Responder.Context: InitializableFromSource<ApplicationRequestContextSource> {
         var quiet = proxy.configuration.logger
         quiet.logLevel = max(quiet.logLevel, .notice)
         return Application(
@@ -43,11 +44,12 @@ public struct ProxyServer: Sendable {
         try await run(responder: ImageProxyResponder(proxy: proxy), drainTimeout: drainTimeout, onRunning: onRunning)
     }
 
-    /// ``run(drainTimeout:onRunning:)`` answering with `responder` instead of the proxy alone.
-    public func run(
-        responder: some HTTPResponder<ProxyRequestContext>, drainTimeout: Duration = .seconds(30),
+    /// ``run(drainTimeout:onRunning:)`` answering with `responder` (an application's router,
+    /// say) instead of the proxy alone.
+    public func run<Responder: HTTPResponder>(
+        responder: Responder, drainTimeout: Duration = .seconds(30),
         onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
-    ) async throws {
+    ) async throws where Responder.Context: InitializableFromSource<ApplicationRequestContextSource> {
         var configuration = ServiceGroupConfiguration(
             services: [application(responder: responder, onRunning: onRunning)], gracefulShutdownSignals: [.sigterm, .sigint],
             logger: proxy.configuration.logger)

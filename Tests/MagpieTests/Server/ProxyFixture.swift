@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import Hummingbird
 import Logging
 import Magpie
 import MagpieServer
@@ -18,6 +19,7 @@ struct ProxyFixture: Sendable {
     let port: Int
     let client: HTTPClient
     let log: LogRecorder
+    let mount: ProxyMount
 
     struct Reply: Sendable {
         let status: Int
@@ -28,9 +30,9 @@ struct ProxyFixture: Sendable {
         var text: String { String(decoding: body, as: UTF8.self) }
     }
 
-    /// The signed path for the origin's `path` with `options`.
+    /// The signed path for the origin's `path` with `options`, under the proxy's mount point.
     func path(_ originPath: String, _ options: String) -> String {
-        proxy.path(for: origin.url(originPath), options: options)
+        mount.base + proxy.path(for: origin.url(originPath), options: options)
     }
 
     func get(_ path: String, headers: [String: String] = [:]) async throws -> Reply {
@@ -43,7 +45,7 @@ struct ProxyFixture: Sendable {
 
     /// The value of the Prometheus sample `line` (name with labels) in `/metrics`, 0 when absent.
     func metric(_ line: String) async throws -> Double {
-        let text = try await get("/metrics").text
+        let text = try await get(mount.base + "/metrics").text
         for row in text.split(separator: "\n") where row.hasPrefix(line + " ") {
             return Double(row.dropFirst(line.count + 1)) ?? 0
         }
@@ -65,7 +67,24 @@ struct ProxyFixture: Sendable {
     static let salt = "520f986b998545b4785e0defbc4f3c1203f22de2374a3d53cb7a7fe9fea309c5"
 }
 
+/// How a test's proxy is served.
+enum ProxyMount: Sendable {
+    /// By ``ProxyServer``, at the root.
+    case alone
+    /// By ``ImageProxyMiddleware`` at `base`, in a plain Hummingbird application with an
+    /// application's own request context (which keeps the client's channel, or not).
+    case middleware(base: String, keepsChannel: Bool)
+
+    var base: String {
+        switch self {
+        case .alone: ""
+        case .middleware(let base, _): base
+        }
+    }
+}
+
 func withProxyFixture<T: Sendable>(
+    mount: ProxyMount = .alone,
     configure: (inout ProxyConfiguration) throws -> Void = { _ in },
     _ body: (ProxyFixture) async throws -> T
 ) async throws -> T {
@@ -80,11 +99,11 @@ func withProxyFixture<T: Sendable>(
     configuration.logger = log.logger(label: "magpie.proxy")
     try configure(&configuration)
     let origin = try await ImageServer.start()
-    let replica = try await ProxyReplica.start(configuration)
+    let replica = try await ProxyReplica.start(configuration, mount: mount)
     let proxy = replica.proxy
     let port = replica.port
     let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: .init(redirectConfiguration: .disallow))
-    let fixture = ProxyFixture(origin: origin, proxy: proxy, port: port, client: client, log: log)
+    let fixture = ProxyFixture(origin: origin, proxy: proxy, port: port, client: client, log: log, mount: mount)
     func tearDown() async {
         try? await client.shutdown()
         await replica.stop()
@@ -107,18 +126,38 @@ struct ProxyReplica: Sendable {
     private let group: ServiceGroup
     private let runner: Task<Void, any Error>
 
-    static func start(_ configuration: ProxyConfiguration) async throws -> ProxyReplica {
+    static func start(_ configuration: ProxyConfiguration, mount: ProxyMount = .alone) async throws -> ProxyReplica {
         let proxy = try ImageProxy(configuration: configuration)
         let (ports, portSink) = AsyncStream.makeStream(of: Int.self)
-        let server = ProxyServer(proxy: proxy, host: "127.0.0.1", port: 0)
         var quiet = Logger(label: "magpie.proxy-test")
         quiet.logLevel = .critical
-        let group = ServiceGroup(
-            configuration: .init(services: [server.application { port in portSink.yield(port) }], gracefulShutdownSignals: [], logger: quiet))
+        let onRunning: @Sendable (Int) async -> Void = { port in portSink.yield(port) }
+        let service: any Service =
+            switch mount {
+            case .alone: ProxyServer(proxy: proxy, host: "127.0.0.1", port: 0).application(onRunning: onRunning)
+            case .middleware(let base, keepsChannel: true):
+                appApplication(AppRequestContext.self, proxy: proxy, base: base, logger: quiet, onRunning: onRunning)
+            case .middleware(let base, keepsChannel: false):
+                appApplication(BasicRequestContext.self, proxy: proxy, base: base, logger: quiet, onRunning: onRunning)
+            }
+        let group = ServiceGroup(configuration: .init(services: [service], gracefulShutdownSignals: [], logger: quiet))
         let runner = Task { try await group.run() }
         var iterator = ports.makeAsyncIterator()
         let port = await iterator.next() ?? 0
         return ProxyReplica(proxy: proxy, port: port, group: group, runner: runner)
+    }
+
+    /// An application of its own (not ``ProxyServer``'s, so no watch on its connections is
+    /// installed beforehand) with a page at `/` and the proxy mounted at `base`.
+    private static func appApplication<Context: RequestContext>(
+        _ context: Context.Type, proxy: ImageProxy, base: String, logger: Logger, onRunning: @escaping @Sendable (Int) async -> Void
+    ) -> some Service where Context.Source == ApplicationRequestContextSource {
+        let router = Router(context: Context.self)
+        router.get("/") { _, _ in "the application's own page\n" }
+        router.add(middleware: ImageProxyMiddleware(proxy: proxy, urlBasePath: base))
+        return Application(
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { await onRunning($0.localAddress?.port ?? 0) }, logger: logger)
     }
 
     func stop() async {

@@ -25,11 +25,21 @@ func avatarURL(of source: URL, proxyBase: String, signer: URLSigner) -> String {
     return proxyBase + signer.sign(part)
 }
 
-func makeRouter(proxy: ImageProxy) -> Router<ProxyRequestContext> {
-    let router = Router(context: ProxyRequestContext.self)
+struct AppRequestContext: ClientChannelContext {
+    var coreContext: CoreRequestContextStorage
+    let channel: any Channel
+    var user: String?
+
+    init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        channel = source.channel
+    }
+}
+
+func makeRouter(proxy: ImageProxy) -> Router<AppRequestContext> {
+    let router = Router(context: AppRequestContext.self)
     router.get("/") { _, _ in "Pages and images from one server.\n" }
-    let images = ImageProxyResponder(proxy: proxy)
-    router.get("**") { request, context in try await images.respond(to: request, context: context) }
+    router.add(middleware: ImageProxyMiddleware(proxy: proxy, urlBasePath: "/images"))
     return router
 }
 
@@ -66,14 +76,16 @@ struct ServingImagesArticleTests {
             #expect(page.0 == 200 && String(decoding: page.2, as: UTF8.self) == "Pages and images from one server.\n")
 
             let signer = URLSigner(keys: configuration.signingKeys)
-            let avatar = try await get(avatarURL(of: origin.url("/ada.png"), proxyBase: base, signer: signer), accept: "image/webp,*/*")
+            let images = base + "/images"
+            let avatar = try await get(avatarURL(of: origin.url("/ada.png"), proxyBase: images, signer: signer), accept: "image/webp,*/*")
             #expect(avatar.0 == 200 && avatar.1 == "image/webp")
             let image = try VipsDecoder().decode(avatar.2, options: DecodingOptions())
             #expect((image.width, image.height) == (128, 128))
 
             let elsewhere = URL(string: "http://localhost:\(origin.port)/ada.png")!
-            #expect(try await get(avatarURL(of: elsewhere, proxyBase: base, signer: signer)).0 == 403)
-            #expect(try await get(base + "/health").0 == 200)
+            #expect(try await get(avatarURL(of: elsewhere, proxyBase: images, signer: signer)).0 == 403)
+            #expect(try await get(images + "/health").0 == 200)
+            #expect(try await get(avatarURL(of: origin.url("/ada.png"), proxyBase: base, signer: signer)).0 == 404, "only under /images")
         } catch {
             Issue.record(error)
         }
