@@ -16,6 +16,8 @@ let package = Package(
         .library(name: "MagpieServer", targets: ["MagpieServer"]),
         .library(name: "MagpieTesting", targets: ["MagpieTesting"]),
         .executable(name: "magpie", targets: ["magpie"]),
+        // `swift package install-libvips`, from a package that depends on Magpie.
+        .plugin(name: "InstallLibvips", targets: ["InstallLibvips"]),
     ],
     dependencies: [
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
@@ -36,6 +38,14 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     ],
     targets: [
+        .plugin(
+            name: "InstallLibvips",
+            capability: .command(
+                intent: .custom(
+                    verb: "install-libvips",
+                    description: "Installs the Debian packages Magpie builds against and the libvips 8.18 it runs fastest on")
+            )
+        ),
         .systemLibrary(
             name: "CVips",
             pkgConfig: "vips",

@@ -17,14 +17,8 @@ import Testing
 
 @Suite("Getting started article")
 struct GettingStartedTests {
-    // Compiled, not run: it would reach the internet.
-    func loadAvatar() async throws {
-        try await withImagePipeline { pipeline in
-            let url = URL(string: "https://example.com/avatar.jpg")!
-            let image = try await pipeline.image(for: url)
-            print("\(image.width)x\(image.height), \(image.pixels.count) bytes of RGBA")
-        }
-    }
+    // "Add Magpie", "Load an image" and "From the main actor or an actor" are compiled and run
+    // from a package of their own, as users write them (ConsumerPackageTests).
 
     func loadThumbnail(_ pipeline: ImagePipeline, url: URL) async throws -> DecodedImage {
         let request = ImageRequest(url: url, thumbnail: .init(width: 256, height: 256, fit: .fill))

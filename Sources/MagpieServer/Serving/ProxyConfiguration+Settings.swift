@@ -21,6 +21,9 @@ extension ProxyConfiguration {
     /// | `imgproxy.format.quality` | `IMGPROXY_FORMAT_QUALITY` | `jpeg=80,webp=75` |
     /// | `imgproxy.presets` | `IMGPROXY_PRESETS` | `name=rs:fill:300:300/q:70,...` |
     /// | `imgproxy.allowed.sources` | `IMGPROXY_ALLOWED_SOURCES` | `https://images.example.com/,...` |
+    /// | `imgproxy.allow.loopback.source.addresses` | `IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES` | `true` lets sources be on this machine |
+    /// | `imgproxy.allow.private.source.addresses` | `IMGPROXY_ALLOW_PRIVATE_SOURCE_ADDRESSES` | `true` lets sources be on private networks |
+    /// | `imgproxy.allow.link.local.source.addresses` | `IMGPROXY_ALLOW_LINK_LOCAL_SOURCE_ADDRESSES` | `true` lets sources be link-local |
     /// | `imgproxy.watermark.path` | `IMGPROXY_WATERMARK_PATH` | ``watermark``, an image file |
     /// | `imgproxy.watermark.data` | `IMGPROXY_WATERMARK_DATA` | ``watermark``, base64 of an image |
     /// | `imgproxy.watermark.url` | `IMGPROXY_WATERMARK_URL` | ``watermarkURL`` |
@@ -73,6 +76,28 @@ extension ProxyConfiguration {
                 })
         }
         try readWatermark(settings)
+        try readAddressRanges(settings)
+    }
+
+    /// imgproxy's switches for source addresses beyond the public ones (Go's boolean spellings).
+    private mutating func readAddressRanges(_ settings: ConfigReader) throws(ProxyConfigurationError) {
+        let switches: [(key: String, name: String, range: AddressPolicy.Ranges)] = [
+            ("imgproxy.allow.loopback.source.addresses", "IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES", .loopback),
+            ("imgproxy.allow.private.source.addresses", "IMGPROXY_ALLOW_PRIVATE_SOURCE_ADDRESSES", .privateNetworks),
+            ("imgproxy.allow.link.local.source.addresses", "IMGPROXY_ALLOW_LINK_LOCAL_SOURCE_ADDRESSES", .linkLocal),
+        ]
+        for item in switches {
+            guard let text = settings.string(forKey: ConfigKey(item.key)), !text.isEmpty else { continue }
+            let allowed: Bool
+            switch text {
+            case "1", "t", "T", "true", "TRUE", "True": allowed = true
+            case "0", "f", "F", "false", "FALSE", "False": allowed = false
+            default: throw Self.invalid(item.name, "is true or false")
+            }
+            var policy = pipeline.addressPolicy ?? .publicOnly
+            if allowed { policy.allowed.insert(item.range) } else { policy.allowed.remove(item.range) }
+            pipeline.addressPolicy = policy
+        }
     }
 
     private mutating func readWatermark(_ settings: ConfigReader) throws(ProxyConfigurationError) {

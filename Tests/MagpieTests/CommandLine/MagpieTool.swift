@@ -54,13 +54,7 @@ struct MagpieTool {
         process.standardInput = try FileHandle(forReadingFrom: inputFile)
         process.standardOutput = try FileHandle(forWritingTo: outputFile)
         process.standardError = try FileHandle(forWritingTo: errorFile)
-        let watchdog = Task {
-            try await Task.sleep(for: limit)
-            if process.isRunning { process.terminate() }
-        }
-        defer { watchdog.cancel() }
-        try process.run()
-        let status = await Self.waitForExit(process)
+        let status = try await Self.runToEnd(process, limit: limit)
         return Result(
             status: status,
             standardOutput: String(decoding: try Data(contentsOf: outputFile), as: UTF8.self),
@@ -99,6 +93,19 @@ struct MagpieTool {
         process.environment = ["HOME": home.path, "PATH": "/usr/bin:/bin", "TERM": "dumb", "LANG": "C.UTF-8"]
             .merging(extra) { _, given in given }
         return process
+    }
+
+    /// Starts `process`, tied to this one (``Tether``), and returns its status once it ends,
+    /// terminating it after `limit` so a hang fails the test instead of stalling the suite.
+    static func runToEnd(_ process: Process, limit: Duration) async throws -> Int32 {
+        let watchdog = Task {
+            try await Task.sleep(for: limit)
+            if process.isRunning { process.terminate() }
+        }
+        defer { watchdog.cancel() }
+        try process.run()
+        try Tether.bind(process)
+        return await waitForExit(process)
     }
 
     /// Waits for a started process to end and returns its status.

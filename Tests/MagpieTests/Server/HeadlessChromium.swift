@@ -32,14 +32,7 @@ struct HeadlessChromium {
         ]
         process.standardOutput = try FileHandle(forWritingTo: output)
         process.standardError = FileHandle.nullDevice
-        let watchdog = Task {
-            try await Task.sleep(for: limit)
-            if process.isRunning { process.terminate() }
-        }
-        defer { watchdog.cancel() }
-        try process.run()
-        try Tether.bind(process)
-        let status = await MagpieTool.waitForExit(process)
+        let status = try await MagpieTool.runToEnd(process, limit: limit)
         #expect(status == 0, "chromium exited with \(status)")
         return String(decoding: try Data(contentsOf: output), as: UTF8.self)
     }

@@ -60,7 +60,18 @@ struct ProxyOperatorSettingsTests {
         #expect(configuration.cacheMaxAge == defaults.cacheMaxAge && configuration.sources.allowsEveryHost)
     }
 
+    @Test func sourceAddressesBeyondThePublicOnesAreAllowedByName() throws {
+        #expect(ProxyConfiguration().pipeline.addressPolicy == .publicOnly)
+        let loopback = try Self.read(["IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES": "true"])
+        #expect(loopback.pipeline.addressPolicy == AddressPolicy(allowing: .loopback))
+        let both = try Self.read(["IMGPROXY_ALLOW_PRIVATE_SOURCE_ADDRESSES": "1", "IMGPROXY_ALLOW_LINK_LOCAL_SOURCE_ADDRESSES": "T"])
+        #expect(both.pipeline.addressPolicy == AddressPolicy(allowing: [.privateNetworks, .linkLocal]))
+        let off = try Self.read(["IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES": "false"])
+        #expect(off.pipeline.addressPolicy == .publicOnly)
+    }
+
     @Test(arguments: [
+        (["IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES": "yes"], "IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES is true or false"),
         (["IMGPROXY_SIGNATURE_SIZE": "40"], "IMGPROXY_SIGNATURE_SIZE is bytes of the HMAC, 1 to 32"),
         (["IMGPROXY_KEY": "6b6579"], "IMGPROXY_SALT needs one salt per key in IMGPROXY_KEY (1 keys, 0 salts)"),
         (["IMGPROXY_KEY": "zz", "IMGPROXY_SALT": "00"], "IMGPROXY_KEY and IMGPROXY_SALT are hex: the signing key is not hex"),
