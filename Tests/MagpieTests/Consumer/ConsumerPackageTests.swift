@@ -38,6 +38,7 @@ struct ConsumerPackageTests {
         let install = try await Self.run("/usr/bin/env", ["swift", "package", "install-libvips"], limit: .seconds(900))
         try #require(install.status == 0, "\(install.output)")
         #expect(install.output.contains("pkg-config now gives libvips 8.18"), "\(install.output)")
+        #expect(!install.output.contains("Plugins/InstallLibvips/InstallLibvips.swift"), "the plugin compiles cleanly: \(install.output)")
         let build = try await Self.run("/usr/bin/env", ["swift", "build"], limit: .seconds(1800))
         try #require(build.status == 0, "\(build.output.suffix(4000))")
         let ownWarnings = build.output.split(separator: "\n").filter {
