@@ -18,6 +18,17 @@ public struct Colour: Sendable, Hashable, CustomStringConvertible {
     public static let black = Colour(red: 0, green: 0, blue: 0)
     public static let transparent = Colour(red: 0, green: 0, blue: 0, alpha: 0)
 
+    /// Reads an opaque colour as URLs write it, `RRGGBB` or its short form `RGB` in hex (`f00` is
+    /// `ff0000`), with no `#`: imgproxy's and thumbor's colours.
+    public init?(opaqueHex text: some StringProtocol) {
+        guard text.allSatisfy(\.isHexDigit) else { return nil }  // `UInt32(_:radix:)` takes a sign
+        switch text.count {
+        case 6: self.init(hex: String(text))
+        case 3: self.init(hex: text.map { "\($0)\($0)" }.joined())
+        default: return nil
+        }
+    }
+
     /// Reads `RRGGBB` or `RRGGBBAA` hex, with or without a leading `#`.
     public init?(hex: String) {
         let digits = hex.hasPrefix("#") ? hex.dropFirst() : Substring(hex)

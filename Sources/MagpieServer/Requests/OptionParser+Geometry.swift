@@ -100,7 +100,7 @@ extension OptionParser {
         let threshold = try option.number(0, in: 0...255, what: "a trim's threshold")
         var colour: Colour?
         if option.has(1) {
-            guard option.values[1].count == 6, let hex = Colour(hex: option.values[1]) else { throw option.failure("a trim's colour is RRGGBB in hex") }
+            guard let hex = Colour(opaqueHex: option.values[1]) else { throw option.failure("a trim's colour is RRGGBB (or RGB) in hex") }
             colour = hex
         }
         reading.options.layout.trim = ImageProcessors.Trim(

@@ -112,8 +112,8 @@ struct OptionParser: Sendable {
         switch option.values.count {
         case 1 where option.values[0].isEmpty: return nil
         case 1:
-            guard option.values[0].count == 6, let colour = Colour(hex: option.values[0]) else {
-                throw option.failure("a background is bg:RRGGBB in hex or bg:R:G:B")
+            guard let colour = Colour(opaqueHex: option.values[0]) else {
+                throw option.failure("a background is bg:RRGGBB (or RGB) in hex or bg:R:G:B")
             }
             return colour
         case 3:
@@ -121,7 +121,7 @@ struct OptionParser: Sendable {
             guard channels.count == 3 else { throw option.failure("a background's R, G and B are whole numbers from 0 to 255") }
             return Colour(red: channels[0], green: channels[1], blue: channels[2])
         default:
-            throw option.failure("a background is bg:RRGGBB in hex or bg:R:G:B")
+            throw option.failure("a background is bg:RRGGBB (or RGB) in hex or bg:R:G:B")
         }
     }
 

@@ -183,8 +183,6 @@ extension ProxyOptions {
             let channels = text.split(separator: ",").compactMap { UInt8($0.trimmingCharacters(in: .whitespaces)) }
             return channels.count == 3 ? Colour(red: channels[0], green: channels[1], blue: channels[2]) : nil
         }
-        let digits = lowered.hasPrefix("#") ? String(lowered.dropFirst()) : lowered
-        if digits.count == 3 { return Colour(hex: digits.map { "\($0)\($0)" }.joined()) }
-        return digits.count == 6 ? Colour(hex: digits) : nil
+        return Colour(opaqueHex: lowered.hasPrefix("#") ? lowered.dropFirst() : Substring(lowered))
     }
 }

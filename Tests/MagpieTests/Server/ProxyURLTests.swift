@@ -66,6 +66,15 @@ struct ProxyURLTests {
         #expect(try Self.key(base + change) == Self.key(base + change), "\(change): the same options, the same key")
     }
 
+    /// imgproxy reads a colour's short form as CSS does (its own tests use `bg:f00`).
+    @Test func coloursInTheirShortForm() throws {
+        #expect(try Self.parser.parse(["bg:f00"]).background == Colour(red: 255, green: 0, blue: 0))
+        #expect(try Self.parser.parse(["bg:F0A"]) == Self.parser.parse(["bg:ff00aa"]))
+        #expect(try Self.parser.parse(["t:10:fff"]) == Self.parser.parse(["t:10:ffffff"]))
+        // Shared processors keep their values as written until built: the same processor, the same key.
+        #expect(try Self.key(["dt:1:000:f00"]) == Self.key(["dt:1:000000:ff0000"]))
+    }
+
     @Test func theChangesCoverEveryProcessingOption() {
         let changed = Set(Self.changes.map { String($0[0].prefix { $0 != ":" }) })
         for option in ProcessingOption.all {
@@ -137,7 +146,10 @@ struct ProxyURLTests {
         (["dpr:0"], "option 'dpr:0': dpr is a number above 0 and at most 100"),
         (["rot:45"], "option 'rot:45': rotate takes a multiple of 90 degrees"),
         (["el:maybe"], "option 'el:maybe': 'maybe' is not 1 (true) or 0 (false)"),
-        (["bg:12"], "option 'bg:12': a background is bg:RRGGBB in hex or bg:R:G:B"),
+        (["bg:12"], "option 'bg:12': a background is bg:RRGGBB (or RGB) in hex or bg:R:G:B"),
+        (["bg:f0g"], "option 'bg:f0g': a background is bg:RRGGBB (or RGB) in hex or bg:R:G:B"),
+        (["bg:+12345"], "option 'bg:+12345': a background is bg:RRGGBB (or RGB) in hex or bg:R:G:B"),
+        (["t:10:ff00"], "option 't:10:ff00': a trim's colour is RRGGBB (or RGB) in hex"),
         (["ar:0"], "option 'ar:0': Magpie always applies the EXIF orientation; auto_rotate:0 is not supported"),
         (["wm:2"], "option 'wm:2': a watermark's opacity is a number from 0 to 1"),
         (["wm:1:up"], "option 'wm:1:up': a watermark's position is one of ce, no, so, ea, we, noea, nowe, soea, sowe, re"),

@@ -88,7 +88,7 @@ extension ProcessingOption {
 
     private static func hexColour(_ values: [String], _ index: Int, default fallback: Colour, usage: String) throws(Failure) -> Colour {
         guard index < values.count, !values[index].isEmpty else { return fallback }
-        guard values[index].count == 6, let colour = Colour(hex: values[index]) else { throw Failure(usage) }
+        guard let colour = Colour(opaqueHex: values[index]) else { throw Failure(usage) }
         return colour
     }
 }
