@@ -125,11 +125,14 @@ struct OptionParser: Sendable {
         }
     }
 
-    /// An output format: one Magpie writes.
+    /// An output format: one Magpie writes. A format it knows but cannot write (`svg` from a
+    /// raster source, `heic`) is a 422, as imgproxy answers: the URL is well formed, the image
+    /// cannot be made.
     static func format(_ option: OptionValues, _ index: Int) throws(ProxyURLError) -> ImageFormat {
         let format = try anyFormat(option, index)
         guard format.isEncodable else {
-            throw option.failure("Magpie writes \((ImageFormat.encodable.map(\.rawValue) + ["auto"]).joined(separator: ", ")), not \(option.values[index])")
+            let writable = (ImageFormat.encodable.map(\.rawValue) + ["auto"]).joined(separator: ", ")
+            throw ProxyURLError(status: 422, message: option.failure("Magpie writes \(writable), not \(option.values[index])").message)
         }
         return format
     }
