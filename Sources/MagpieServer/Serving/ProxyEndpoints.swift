@@ -17,7 +17,9 @@ struct ProxyEndpoints: Sendable {
             return Self.text(.methodNotAllowed, "only GET and HEAD\n", extra: [.allow: "GET, HEAD"])
         }
         switch path.prefix(while: { $0 != "?" }) {
-        case "/health": return health()
+        case "/health": return health(ok: "ok, \(Libvips.summary)\n")
+        // thumbor's, which load balancers set up for thumbor ask.
+        case "/healthcheck": return health(ok: "WORKING")
         case "/metrics":
             var headers = HTTPFields()
             headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
@@ -53,12 +55,13 @@ struct ProxyEndpoints: Sendable {
         }
     }
 
-    private func health() -> Response {
+    /// `ok` when a tiny image decodes, else a 503 saying what failed.
+    private func health(ok: String) -> Response {
         let probe = HealthCheck.probe
         do {
             let decoded = try proxy.pipeline.configuration.decoder.decode(probe, options: DecodingOptions())
             guard decoded.width == 2 else { return Self.text(.serviceUnavailable, "decoding gave the wrong size\n") }
-            return Self.text(.ok, "ok, \(Libvips.summary)\n")
+            return Self.text(.ok, ok)
         } catch {
             return Self.text(.serviceUnavailable, "decoding failed: \(error)\n")
         }

@@ -5,6 +5,7 @@ import Magpie
 import MagpieServer
 import MagpieTesting
 import NIOCore
+import NIOHTTP1
 import NIOPosix
 import Testing
 
@@ -134,6 +135,12 @@ struct ProxyLoadTests {
             let health = try await fixture.get("/health")
             let installed = try LibvipsTests.installedVersion()
             #expect(health.status == 200 && health.text.hasPrefix("ok, libvips \(installed), SIMD "), "\(health.text)")
+            // thumbor's health check, as thumbor answers it, for GET and HEAD.
+            let thumbors = try await fixture.get("/healthcheck")
+            #expect(thumbors.status == 200 && thumbors.text == "WORKING" && thumbors.header("Cache-Control") == "no-store")
+            var head = HTTPClientRequest(url: "http://127.0.0.1:\(fixture.port)/healthcheck")
+            head.method = .HEAD
+            #expect(try await fixture.client.execute(head, timeout: .seconds(60)).status.code == 200)
             let path = fixture.path("/a.jpg", "s:100")
             _ = try await fixture.get(path, headers: ["X-Request-Id": "req-42"])
             _ = try await fixture.get(path)
