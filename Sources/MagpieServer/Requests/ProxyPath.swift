@@ -57,6 +57,73 @@ public struct ProxyPath: Sendable, Hashable {
         return (String(rest[..<slash]), String(rest[slash...]))
     }
 
+    /// The path as its client wrote it, where a CDN or a browser normalised it, as imgproxy
+    /// restores it before checking the signature: `%3A` in the options back to `:`, and a plain
+    /// source's `scheme:/host` (two slashes made one) back to `scheme://host`. `path` is
+    /// `/<signature>/<options>/<source>`; the signature is left as it is.
+    public static func restoringNormalisation(_ path: String) -> String {
+        guard needsRestoring(path), let (signature, signedPart) = try? signed(path) else { return path }
+        let rest = signedPart.dropFirst()
+        var options = Substring("")
+        var plain: Substring?
+        if rest.hasPrefix("plain/") {
+            plain = rest.dropFirst("plain/".count)
+        } else if let marker = rest.range(of: "/plain/") {
+            (options, plain) = (rest[..<marker.lowerBound], rest[marker.upperBound...])
+        } else {
+            options = rest
+        }
+        let restoredOptions = options.utf8.contains(UInt8(ascii: "%"))
+            ? options.replacingOccurrences(of: "%3A", with: ":").replacingOccurrences(of: "%3a", with: ":") : String(options)
+        guard let plain else { return "/\(signature)/\(restoredOptions)" }
+        let source = schemeSlashesRestored(plain)
+        return restoredOptions.isEmpty ? "/\(signature)/plain/\(source)" : "/\(signature)/\(restoredOptions)/plain/\(source)"
+    }
+
+    /// Whether the options hold a `%3A`, or a plain source starts `scheme:/` with one slash.
+    /// Byte by byte, building nothing: every request, memory hits included, comes through here.
+    private static func needsRestoring(_ path: String) -> Bool {
+        let bytes = Array(path.utf8)
+        let marker = Array("/plain/".utf8)
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: "/"), bytes[index...].starts(with: marker) {
+                var end = index + marker.count
+                while end < bytes.count, isSchemeByte(bytes[end]) { end += 1 }
+                return end + 2 < bytes.count && bytes[end] == UInt8(ascii: ":") && bytes[end + 1] == UInt8(ascii: "/")
+                    && bytes[end + 2] != UInt8(ascii: "/")
+            }
+            if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count, bytes[index + 1] == UInt8(ascii: "3"),
+                bytes[index + 2] | 0x20 == UInt8(ascii: "a")
+            {
+                return true
+            }
+            index += 1
+        }
+        return false
+    }
+
+    private static func isSchemeByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+            UInt8(ascii: "+"), UInt8(ascii: "."), UInt8(ascii: "-"):
+            true
+        default: false
+        }
+    }
+
+    /// `scheme:/x` as `scheme://x` (imgproxy's `local:` as `local:///x`); anything else as it is.
+    private static func schemeSlashesRestored(_ source: Substring) -> Substring {
+        guard let colon = source.firstIndex(of: ":"), colon != source.startIndex,
+            source[..<colon].utf8.allSatisfy(isSchemeByte)
+        else { return source }
+        let scheme = source[..<colon]
+        let after = source[source.index(after: colon)...]
+        guard after.hasPrefix("/"), !after.hasPrefix("//"), after.count > 1 else { return source }
+        let slashes = scheme == "local" ? ":///" : "://"
+        return Substring(scheme + slashes + after.dropFirst())
+    }
+
     private static func source(from segments: [String]) throws(ProxyURLError) -> (URL, String?) {
         guard let first = segments.first, !first.isEmpty else {
             throw .malformed("no source URL after the options")

@@ -214,6 +214,7 @@ public final class ImageProxy: Sendable {
             // imgproxy's `/info/<signature>/<info options>/<source>`: signed after `/info`.
             let asksInfo = grammar == .imgproxy && pathOnly.hasPrefix("/info/")
             if asksInfo { pathOnly = String(pathOnly.dropFirst("/info".count)) }
+            if grammar == .imgproxy { pathOnly = ProxyPath.restoringNormalisation(pathOnly) }
             // The signature first: nothing it covers is read before it is known to be valid.
             let (signature, signedPart) = try ProxyPath.signed(pathOnly)
             var options: ProxyOptions

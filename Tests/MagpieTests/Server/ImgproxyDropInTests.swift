@@ -34,6 +34,29 @@ struct ImgproxyDropInTests {
     }
 }
 
+/// A signed URL a CDN rewrote on its way (`://` made `:/`, `:` in the options made `%3A`) is
+/// answered as the URL its client signed, as imgproxy restores it before the signature check; a
+/// rewrite that changes what was signed is still a 403.
+@Suite("imgproxy: paths a CDN normalised")
+struct NormalisedPathTests {
+    @Test func aRewrittenSignedURLIsAnsweredAsTheSignedOne() async throws {
+        try await withProxyFixture { fixture in
+            fixture.origin.serve("/a.png", .image(try TestImages.texture(width: 120, height: 80, format: .png)))
+            let signer = URLSigner(keys: [try SigningKey(keyHex: ProxyFixture.key, saltHex: ProxyFixture.salt)])
+            let source = fixture.origin.url("/a.png").absoluteString
+            let signed = signer.sign("/rs:fit:60:60/f:png/plain/" + source)
+            let original = try await fixture.get(signed)
+            #expect(original.status == 200)
+            let signature = signed.split(separator: "/")[0]
+            let rewritten = "/\(signature)/rs%3Afit%3A60%3A60/f%3Apng/plain/" + source.replacingOccurrences(of: "://", with: ":/")
+            let restored = try await fixture.get(rewritten)
+            #expect(restored.status == 200 && restored.body == original.body)
+            let tampered = rewritten.replacingOccurrences(of: "60%3A60", with: "61%3A60")
+            #expect(try await fixture.get(tampered).status == 403)
+        }
+    }
+}
+
 /// imgproxy Pro's `/info`, free here: what the source's header says, and a BlurHash placeholder.
 @Suite("imgproxy info")
 struct ImgproxyInfoTests {

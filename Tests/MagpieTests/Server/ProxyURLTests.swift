@@ -189,6 +189,21 @@ struct ProxyURLTests {
         }
     }
 
+    /// What a CDN or a browser normalised, restored as imgproxy restores it before the
+    /// signature is checked (its handlers/path.go); anything else left as it is.
+    @Test(arguments: [
+        ("/sig/rs%3Afill%3A100%3A100/plain/http:/example.com/a.jpg", "/sig/rs:fill:100:100/plain/http://example.com/a.jpg"),
+        ("/sig/plain/https:/example.com/a:/b.jpg@png", "/sig/plain/https://example.com/a:/b.jpg@png"),
+        ("/sig/q%3a80/plain/local:/photos/a.jpg", "/sig/q:80/plain/local:///photos/a.jpg"),
+        ("/sig/s%3A100/aHR0cHM6Ly9leGFtcGxlLmNvbS9hLmpwZw", "/sig/s:100/aHR0cHM6Ly9leGFtcGxlLmNvbS9hLmpwZw"),
+        ("/sig/s:100/plain/http%3A%2F%2Fexample.com%2Fa.jpg", "/sig/s:100/plain/http%3A%2F%2Fexample.com%2Fa.jpg"),
+        ("/sig/s:100/plain/http://example.com/a.jpg", "/sig/s:100/plain/http://example.com/a.jpg"),
+        ("/sig/s:100/plain/http:///example.com/a.jpg", "/sig/s:100/plain/http:///example.com/a.jpg"),
+    ])
+    func normalisedPathsAreRestored(path: String, restored: String) {
+        #expect(ProxyPath.restoringNormalisation(path) == restored)
+    }
+
     @Test func plainAndBase64SourcesAgree() throws {
         let source = "https://example.com/photos/a b.jpg?size=large"
         let plain = try ProxyPath("/sig/s:100/plain/" + source.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)
