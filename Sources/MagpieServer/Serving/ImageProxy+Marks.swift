@@ -1,0 +1,91 @@
+import Foundation
+import Magpie
+
+/// Watermark marks: fetched, decoded or drawn within the request's admission, kept by what they are.
+extension ImageProxy {
+    /// The longest side a fetched mark keeps: 16 MB of pixels at most.
+    static let markSide = 2048
+
+    /// A 1x1 transparent pixel: the mark's pixels in a request only used for its key.
+    static let markStandIn = DecodedImage(width: 1, height: 1, pixels: [0, 0, 0, 0])
+
+    /// The mark ready now (the operator's image), or the one to fetch or draw when answering.
+    func watermarkMark(_ watermark: WatermarkOptions?) throws(ProxyURLError) -> (ImageProcessors.Watermark.Mark?, WatermarkOptions.Mark?) {
+        guard let watermark else { return (nil, nil) }
+        switch watermark.mark {
+        case .configured:
+            if let mark = configuration.watermark { return (mark, nil) }
+            if let url = configuration.watermarkURL { return (nil, .url(url)) }
+            throw .malformed("the URL asks for the operator's watermark, and none is configured (IMGPROXY_WATERMARK_PATH)")
+        case .url(let url):
+            if case .failure(let refusal) = Result(catching: { () throws(MagpieError) in try configuration.sources.check(url) }) {
+                throw .forbidden("the watermark: \(refusal.description)")
+            }
+            return (nil, watermark.mark)
+        case .text:
+            return (nil, watermark.mark)
+        }
+    }
+
+    func markIdentifier(_ mark: WatermarkOptions.Mark) -> String {
+        switch mark {
+        case .configured: "configured"
+        // The bound a fetched mark is shrunk to is part of what it looks like.
+        case .url(let url): "url:" + pipeline.configuration.cacheKey(url) + "#within:\(Self.markSide)"
+        case .text(let text): ImageProcessors.Watermark.Mark.textIdentifier(text)
+        }
+    }
+
+    /// Why a mark could not be made: its text (the URL's fault, a 400) or its image.
+    enum MarkFailure: Error {
+        case drawing(String)
+        case loading(MagpieError)
+    }
+
+    /// Fetches (through the pipeline and its caches, under the source rules) or draws a mark,
+    /// once the request is admitted: an image mark is decoded on the decoding threads within
+    /// the decode budget like any source; a text mark is drawn there too, within the budget for
+    /// the area its markup may cover. Both are kept in ``marks`` by their identifier (a text
+    /// mark's is its markup's digest).
+    func markImage(_ mark: WatermarkOptions.Mark) async -> Result<ImageProcessors.Watermark.Mark, MarkFailure> {
+        let identifier = markIdentifier(mark)
+        let key = ImageCacheKey(dataKey: "magpie-mark:" + identifier, thumbnail: nil)
+        if let kept = marks[key] { return .success(.init(identifier: identifier, image: kept)) }
+        let made: ImageProcessors.Watermark.Mark
+        switch mark {
+        case .url(let url):
+            do {
+                // A mark larger than this is shrunk to fit while it decodes: it is laid on a
+                // result of at most the output limit, and held while that result is made. Only
+                // its original bytes are kept on disk: a variant is JPEG when opaque, and a
+                // mark's edges would come back blurred by it.
+                let bound = ImageRequest.Thumbnail(width: Self.markSide, height: Self.markSide, fit: .fit)
+                var request = ImageRequest(url: url, thumbnail: bound, options: [.firstFrameOnly])
+                request.diskCachePolicy = .originals
+                made = .init(identifier: identifier, image: try await pipeline.image(for: request).container.image)
+            } catch {
+                return .failure(.loading(error))
+            }
+        case .configured:
+            // Resolved to the operator's image or URL before any work is pending.
+            return .failure(.loading(.processingFailed(processor: "magpie.watermark", reason: "no watermark is configured")))
+        case .text(let text):
+            do {
+                let markup = try ImageProcessors.Watermark.Mark.checkText(text)
+                // Pango and cairo hold the text as ARGB, then libvips copies it out: about
+                // three copies of four bytes a pixel.
+                made = try await pipeline.runOnDecodingThreads(memory: markup.estimatedPixels * 12) { () throws(MagpieError) in
+                    try ImageProcessors.Watermark.Mark.text(text)
+                }
+            } catch .cancelled {
+                return .failure(.loading(.cancelled))
+            } catch .processingFailed(_, let reason) {
+                return .failure(.drawing(reason))
+            } catch {
+                return .failure(.drawing(error.description))
+            }
+        }
+        marks.store(made.image, for: key)
+        return .success(made)
+    }
+}
