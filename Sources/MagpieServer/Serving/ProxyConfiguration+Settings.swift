@@ -15,6 +15,7 @@ extension ProxyConfiguration {
     /// | `magpie.proxy.salt`, `imgproxy.salt` | `MAGPIE_PROXY_SALT`, `IMGPROXY_SALT` | hex salts, one per key |
     /// | `imgproxy.signature.size` | `IMGPROXY_SIGNATURE_SIZE` | ``signatureSize`` |
     /// | `imgproxy.max.src.resolution` | `IMGPROXY_MAX_SRC_RESOLUTION` | megapixels |
+    /// | `max.pixels` | `MAX_PIXELS` | thumbor's source limit in pixels (`75e6`); after `IMGPROXY_MAX_SRC_RESOLUTION` |
     /// | `imgproxy.max.src.file.size` | `IMGPROXY_MAX_SRC_FILE_SIZE` | bytes (0 keeps Magpie's limit) |
     /// | `imgproxy.ttl` | `IMGPROXY_TTL` | ``cacheMaxAge`` in seconds |
     /// | `imgproxy.quality` | `IMGPROXY_QUALITY` | ``defaultQuality`` |
@@ -34,23 +35,28 @@ extension ProxyConfiguration {
         if let key = settings.string(forKey: "security.key", isSecret: true), !key.isEmpty {
             thumborSecurityKeys = [key]
         }
-        if let size = settings.int(forKey: "imgproxy.signature.size") {
+        if let size = try Self.whole(settings, "imgproxy.signature.size", "IMGPROXY_SIGNATURE_SIZE") {
             guard (1...32).contains(size) else { throw Self.invalid("IMGPROXY_SIGNATURE_SIZE", "is bytes of the HMAC, 1 to 32") }
             signatureSize = size
         }
-        if let megapixels = settings.double(forKey: "imgproxy.max.src.resolution") {
+        if let megapixels = try Self.number(settings, "imgproxy.max.src.resolution", "IMGPROXY_MAX_SRC_RESOLUTION") {
             guard megapixels > 0, megapixels <= 10_000 else { throw Self.invalid("IMGPROXY_MAX_SRC_RESOLUTION", "is megapixels above 0") }
             pipeline.maximumPixels = Int(megapixels * 1_000_000)
         }
-        if let bytes = settings.int(forKey: "imgproxy.max.src.file.size") {
+        // thumbor's name for the same limit, in pixels (its default is 75 megapixels).
+        if let pixels = try Self.number(settings, "max.pixels", "MAX_PIXELS") {
+            guard pixels >= 1, pixels <= 10_000_000_000 else { throw Self.invalid("MAX_PIXELS", "is pixels, 1 or more") }
+            pipeline.maximumPixels = Int(pixels)
+        }
+        if let bytes = try Self.whole(settings, "imgproxy.max.src.file.size", "IMGPROXY_MAX_SRC_FILE_SIZE") {
             guard bytes >= 0 else { throw Self.invalid("IMGPROXY_MAX_SRC_FILE_SIZE", "is bytes, 0 for Magpie's limit") }
             if bytes > 0 { pipeline.maximumResponseBytes = bytes }
         }
-        if let seconds = settings.int(forKey: "imgproxy.ttl") {
+        if let seconds = try Self.whole(settings, "imgproxy.ttl", "IMGPROXY_TTL") {
             guard seconds >= 0 else { throw Self.invalid("IMGPROXY_TTL", "is seconds, 0 or more") }
             cacheMaxAge = .seconds(seconds)
         }
-        if let quality = settings.int(forKey: "imgproxy.quality") {
+        if let quality = try Self.whole(settings, "imgproxy.quality", "IMGPROXY_QUALITY") {
             guard (1...100).contains(quality) else { throw Self.invalid("IMGPROXY_QUALITY", "is 1 to 100") }
             defaultQuality = quality
         }
@@ -77,6 +83,21 @@ extension ProxyConfiguration {
         }
         try readWatermark(settings)
         try readAddressRanges(settings)
+    }
+
+    /// The whole number `key` holds, `nil` when unset; a value that is not one is an error naming
+    /// the setting (the reader's own accessor would take it for unset).
+    private static func whole(_ settings: ConfigReader, _ key: String, _ name: String) throws(ProxyConfigurationError) -> Int? {
+        guard let text = settings.string(forKey: ConfigKey(key))?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return nil }
+        guard let value = Int(text) else { throw invalid(name, "is a whole number; '\(text)' is not") }
+        return value
+    }
+
+    /// The number `key` holds (`12.5`, `75e6`), `nil` when unset; anything else is an error.
+    private static func number(_ settings: ConfigReader, _ key: String, _ name: String) throws(ProxyConfigurationError) -> Double? {
+        guard let text = settings.string(forKey: ConfigKey(key))?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return nil }
+        guard let value = Double(text), value.isFinite else { throw invalid(name, "is a number; '\(text)' is not") }
+        return value
     }
 
     /// imgproxy's switches for source addresses beyond the public ones (Go's boolean spellings).
@@ -119,7 +140,7 @@ extension ProxyConfiguration {
             }
             watermarkURL = url
         }
-        if let opacity = settings.double(forKey: "imgproxy.watermark.opacity") {
+        if let opacity = try Self.number(settings, "imgproxy.watermark.opacity", "IMGPROXY_WATERMARK_OPACITY") {
             guard (0...1).contains(opacity) else { throw Self.invalid("IMGPROXY_WATERMARK_OPACITY", "is 0 to 1") }
             watermarkOpacity = opacity
         }

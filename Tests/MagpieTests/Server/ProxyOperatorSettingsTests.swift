@@ -60,6 +60,13 @@ struct ProxyOperatorSettingsTests {
         #expect(configuration.cacheMaxAge == defaults.cacheMaxAge && configuration.sources.allowsEveryHost)
     }
 
+    /// thumbor's `MAX_PIXELS`, as thumbor writes it (a float, `75e6` by default).
+    @Test func thumborsPixelLimitIsRead() throws {
+        #expect(try Self.read(["MAX_PIXELS": "75e6"]).pipeline.maximumPixels == 75_000_000)
+        #expect(try Self.read(["MAX_PIXELS": "120000000"]).pipeline.maximumPixels == 120_000_000)
+        #expect(throws: ProxyConfigurationError(message: "MAX_PIXELS is pixels, 1 or more")) { try Self.read(["MAX_PIXELS": "0"]) }
+    }
+
     @Test func sourceAddressesBeyondThePublicOnesAreAllowedByName() throws {
         #expect(ProxyConfiguration().pipeline.addressPolicy == .publicOnly)
         let loopback = try Self.read(["IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES": "true"])
@@ -72,6 +79,10 @@ struct ProxyOperatorSettingsTests {
 
     @Test(arguments: [
         (["IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES": "yes"], "IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES is true or false"),
+        (["IMGPROXY_QUALITY": "high"], "IMGPROXY_QUALITY is a whole number; 'high' is not"),
+        (["IMGPROXY_TTL": "1d"], "IMGPROXY_TTL is a whole number; '1d' is not"),
+        (["IMGPROXY_MAX_SRC_RESOLUTION": "lots"], "IMGPROXY_MAX_SRC_RESOLUTION is a number; 'lots' is not"),
+        (["MAX_PIXELS": "inf"], "MAX_PIXELS is a number; 'inf' is not"),
         (["IMGPROXY_SIGNATURE_SIZE": "40"], "IMGPROXY_SIGNATURE_SIZE is bytes of the HMAC, 1 to 32"),
         (["IMGPROXY_KEY": "6b6579"], "IMGPROXY_SALT needs one salt per key in IMGPROXY_KEY (1 keys, 0 salts)"),
         (["IMGPROXY_KEY": "zz", "IMGPROXY_SALT": "00"], "IMGPROXY_KEY and IMGPROXY_SALT are hex: the signing key is not hex"),
