@@ -84,12 +84,14 @@ extension ImageProxy {
     }
 
 
+    /// thumbor's check, with thumbor's status: a missing, unsafe-but-not-allowed or wrong
+    /// signature is a 400 (its handler's "Malformed URL"), where imgproxy's URLs get a 403.
     func checkThumborSignature(_ signature: String, for signedPart: String) throws(ProxyURLError) {
         if signature == "unsafe" {
-            guard configuration.allowsUnsignedURLs else { throw .forbidden("unsigned URLs are not accepted here") }
+            guard configuration.allowsUnsignedURLs else { throw .malformed("unsigned URLs are not accepted here") }
             return
         }
-        guard thumborSigner.isValid(signature, for: signedPart) else { throw .forbidden("the signature does not match the URL") }
+        guard thumborSigner.isValid(signature, for: signedPart) else { throw .malformed("the signature does not match the URL") }
     }
 
     /// With keys, only a valid signature (or, when unsigned URLs are allowed, `unsafe` or `_`);
