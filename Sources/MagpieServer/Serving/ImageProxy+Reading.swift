@@ -54,7 +54,7 @@ extension ImageProxy {
                 keepsCopyright: options.keepsCopyright)
             let key = pipeline.configuration.encodedImageKey(for: imageRequest, encoding: encoding)
             let work = Work(
-                reply: reply, request: imageRequest, pendingMark: pendingMark, plan: plan, encoding: encoding,
+                grammar: grammar, reply: reply, request: imageRequest, pendingMark: pendingMark, plan: plan, encoding: encoding,
                 servesSourceAlways: options.raw, servesSourceIn: options.skipProcessing,
                 filename: options.filename ?? sourceStem, attachment: options.returnAttachment,
                 sourceKey: pipeline.configuration.cacheKey(source), variant: key.variant,

@@ -155,6 +155,8 @@ public final class ImageProxy: Sendable {
             case meta(ProxyOptions)
         }
 
+        /// Whose URL it is: failures are answered with that server's statuses.
+        let grammar: URLGrammar
         var reply = Reply.image
         var request: ImageRequest
         /// A watermark's mark still to be fetched or drawn, and the plan that lays it.
@@ -276,10 +278,10 @@ public final class ImageProxy: Sendable {
             return (success(encoded, work: work, request: request), timings, encoded.cache?.rawValue)
         } catch let error as MagpieError {
             let aboutSource = error.stage == .fetch || error.stage == .decode
-            return (failure(FailureResponse.status(for: error), error.description, aboutSource: aboutSource), timings, nil)
+            return (failure(FailureResponse.status(for: error, grammar: work.grammar), error.description, aboutSource: aboutSource), timings, nil)
         } catch {
             // Only the admission queue throws something else: the request was cancelled there.
-            return (failure(FailureResponse.status(for: .cancelled), MagpieError.cancelled.description), timings, nil)
+            return (failure(FailureResponse.status(for: .cancelled, grammar: work.grammar), MagpieError.cancelled.description), timings, nil)
         }
     }
 

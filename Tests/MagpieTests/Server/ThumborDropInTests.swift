@@ -32,4 +32,17 @@ struct ThumborDropInTests {
             #expect(imgproxy.status == 200)
         }
     }
+
+    /// A source that is not an image is thumbor's 400 ("cannot identify image file") on its URLs,
+    /// imgproxy's 422 on imgproxy's, from one proxy.
+    @Test func eachGrammarAnswersAnUnreadableSourceWithItsServersStatus() async throws {
+        try await withProxyFixture(configure: { $0.thumborSecurityKeys = [Self.securityKey] }) { fixture in
+            fixture.origin.serve("/broken.jpg", .image(Array("not a picture at all".utf8), contentType: "image/jpeg"))
+            let source = fixture.origin.url("/broken.jpg")
+            let part = "100x100/\(source.host ?? "127.0.0.1"):\(source.port ?? 80)/broken.jpg"
+            let thumbor = try await fixture.get("/" + ThumborSigner(keys: [Self.securityKey]).signature(for: part) + "/" + part)
+            #expect(thumbor.status == 400, "\(thumbor.text)")
+            #expect(try await fixture.get(fixture.path("/broken.jpg", "rs:fit:100:100")).status == 422)
+        }
+    }
 }
