@@ -18,8 +18,11 @@ import Testing
 struct ConsumerPackageTests {
     static let repository = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    /// A fixed place outside the repository, so a second run rebuilds only what changed.
-    static let root = FileManager.default.temporaryDirectory.appendingPathComponent("magpie-consumer")
+    /// A place outside the repository, one per checkout, so a second run rebuilds only what
+    /// changed. One place for two checkouts left stale build records when its link moved from
+    /// one to the other (a compiler error in code that compiles, seen once).
+    static let root = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "magpie-consumer" + repository.path.replacingOccurrences(of: "/", with: "-"))
     static let package = root.appendingPathComponent("Gallery")
     static let photo = Corpus.directory.appendingPathComponent("exif-orientation/Landscape_1.jpg")  // 1800x1200
 
