@@ -83,8 +83,12 @@ public struct ProxyPath: Sendable, Hashable {
     /// Whether the options hold a `%3A`, or a plain source starts `scheme:/` with one slash.
     /// Byte by byte, building nothing: every request, memory hits included, comes through here.
     private static func needsRestoring(_ path: String) -> Bool {
-        let bytes = Array(path.utf8)
-        let marker = Array("/plain/".utf8)
+        var path = path
+        return path.withUTF8 { bytes in needsRestoring(bytes) }
+    }
+
+    private static func needsRestoring(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let marker = "/plain/".utf8
         var index = 0
         while index < bytes.count {
             if bytes[index] == UInt8(ascii: "/"), bytes[index...].starts(with: marker) {
