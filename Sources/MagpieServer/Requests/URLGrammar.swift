@@ -8,7 +8,7 @@ enum URLGrammar: Sendable, Hashable {
     /// A thumbor signature is URL-safe base64 of 20 bytes with its padding (28 characters ending
     /// in `=`), which imgproxy's unpadded ones never are. After `unsafe`, an imgproxy URL's
     /// source is `plain/…` or base64 of an http(s) URL, following option segments that hold a
-    /// colon; anything else is thumbor's. Only the signature is looked at unless it is `unsafe`:
+    /// colon (or `%3A`); anything else is thumbor's. Only the signature is looked at unless it is `unsafe`:
     /// this runs for every request, memory hits included.
     init(_ path: String) {
         let bytes = path.utf8
@@ -25,7 +25,7 @@ enum URLGrammar: Sendable, Hashable {
     }
 
     private static func afterUnsafe(_ rest: Substring) -> URLGrammar {
-        let segments = ProxyPath.split(rest, at: "/").filter { !$0.isEmpty }.drop { $0.utf8.contains(UInt8(ascii: ":")) }
+        let segments = ProxyPath.split(rest, at: "/").filter { !$0.isEmpty }.drop(while: holdsOptionColon)
         guard let first = segments.first else { return .thumbor }
         if first == "plain" { return .imgproxy }
         // Base64 of "http://" and "https://" both begin "aHR0c", told at once. A thumbor
@@ -39,6 +39,12 @@ enum URLGrammar: Sendable, Hashable {
         if let dot = encoded.firstIndex(of: ".") { encoded = String(encoded[..<dot]) }
         let decoded = Base64URL.decode(encoded).flatMap { String(bytes: $0, encoding: .utf8) }?.lowercased() ?? ""
         return decoded.hasPrefix("http://") || decoded.hasPrefix("https://") ? .imgproxy : .thumbor
+    }
+
+    /// An option segment's colon, or the `%3A` a CDN may have made of it (the proxy restores it
+    /// for imgproxy's URLs before reading them).
+    private static func holdsOptionColon(_ segment: String) -> Bool {
+        segment.utf8.contains(UInt8(ascii: ":")) || segment.contains("%3A") || segment.contains("%3a")
     }
 
     private static func isBase64URL(_ byte: UInt8) -> Bool {

@@ -55,6 +55,16 @@ struct NormalisedPathTests {
             #expect(try await fixture.get(tampered).status == 403)
         }
     }
+
+    /// Unsigned, the grammar is told by the options' form: encoded colons still mark imgproxy's.
+    @Test func aRewrittenUnsignedURLIsReadAsImgproxys() async throws {
+        try await withProxyFixture(configure: { $0.allowsUnsignedURLs = true }) { fixture in
+            fixture.origin.serve("/a.png", .image(try TestImages.texture(width: 120, height: 80, format: .png)))
+            let source = fixture.origin.url("/a.png").absoluteString.replacingOccurrences(of: "://", with: ":/")
+            let reply = try await fixture.get("/unsafe/rs%3Afit%3A60%3A60/f%3Apng/plain/" + source)
+            #expect(reply.status == 200 && reply.header("Content-Type") == "image/png", "\(reply.text)")
+        }
+    }
 }
 
 /// imgproxy Pro's `/info`, free here: what the source's header says, and a BlurHash placeholder.

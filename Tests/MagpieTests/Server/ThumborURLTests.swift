@@ -18,6 +18,10 @@ struct ThumborURLTests {
         ("/unsafe/rs:fit:300:300/aHR/0cDovL2V4YW1wbGUuY29tL2EuanBn", .imgproxy),
         ("/unsafe/rs:fit:300:300/SFRUUDovL2V4YW1wbGUuY29tL2EuanBn", .imgproxy),
         ("/unsafe/fit-in/1024x768/example.com/a.jpg", .thumbor),
+        // imgproxy's options with the colons a CDN encoded, and a source whose slashes it merged.
+        ("/unsafe/rs%3Afit%3A300%3A300/f%3Awebp/plain/http:/example.com/a.jpg", .imgproxy),
+        ("/unsafe/s%3a100/aHR0cDovL2V4YW1wbGUuY29tL2EuanBn", .imgproxy),
+        ("/unsafe/300x200/http%3A%2F%2Fexample.com%2Fa.jpg", .thumbor),
         // A truncated imgproxy signature of 21 bytes is 28 characters too, never padded.
         ("/bTeMVP-N8GG5dHnF4Aw28PkD6yrp/rs:fit:300:300/plain/http%3A%2F%2Fexample.com%2Fa.jpg", .imgproxy),
     ])
