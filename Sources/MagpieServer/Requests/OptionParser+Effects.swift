@@ -19,10 +19,10 @@ extension OptionParser {
     /// imgproxy's parts of `adjust`, each into its place.
     private static func adjust(_ option: OptionValues, part: Int, _ reading: inout Reading, _ parser: OptionParser) throws(ProxyURLError) {
         try option.count(1...1, usage: "\(option.name) takes one number")
-        var parts = reading.options.processing["adjust"] ?? ["", "", ""]
+        var parts = reading.shared["adjust"]?.values ?? ["", "", ""]
         parts += Array(repeating: "", count: max(0, 3 - parts.count))
         parts[part] = option.values[0]
-        try parser.readShared(ProcessingOption.named("adjust")!, values: parts, segment: option, into: &reading)
+        parser.readShared(ProcessingOption.named("adjust")!, values: parts, segment: option, into: &reading)
     }
 
     private static func watermark(_ option: OptionValues, _ reading: inout Reading, _ parser: OptionParser) throws(ProxyURLError) {

@@ -44,7 +44,7 @@ struct OptionParser: Sendable {
         if let reader = Self.readers[option.name] {
             try reader(option, &reading, self)
         } else if let shared = ProcessingOption.named(option.name) {
-            try readShared(shared, values: option.values, segment: option, into: &reading)
+            readShared(shared, values: option.values, segment: option, into: &reading)
         } else {
             throw ProxyURLError.malformed("unknown option '\(option.name)' in '\(option.segment)'")
         }
@@ -72,15 +72,10 @@ struct OptionParser: Sendable {
          { option, _, _ throws(ProxyURLError) in throw ProxyURLError.malformed("the option '\(option.name)' is not supported by Magpie yet") }),
     ]
 
-    /// A processor every syntax shares, checked now so a bad value is a 400 before anything is
-    /// fetched.
-    func readShared(_ shared: ProcessingOption, values: [String], segment: OptionValues, into reading: inout Reading) throws(ProxyURLError) {
-        do {
-            _ = try shared.processor(.init(values, limits: limits))
-        } catch {
-            throw segment.failure(error.description)
-        }
-        reading.options.processing[shared.name] = values
+    /// A processor every syntax shares: a later segment replaces an earlier one, and it is built
+    /// once the pixel ratio is known (``Reading/finished(limits:)``).
+    func readShared(_ shared: ProcessingOption, values: [String], segment: OptionValues, into reading: inout Reading) {
+        reading.shared[shared.name] = (values, segment)
     }
 
     /// `WIDTH:HEIGHT:ENLARGE:EXTEND[:GRAVITY...]` from `index`, each part optional.
@@ -161,6 +156,8 @@ struct OptionParser: Sendable {
         /// `watermark` and the mark it lays, which may come in either order.
         var watermark: WatermarkOptions?
         var mark: WatermarkOptions.Mark?
+        /// The shared processors asked for by name, with their values and the segment that asked.
+        var shared: [String: (values: [String], segment: OptionValues)] = [:]
 
         func finished(limits: ProcessingLimits) throws(ProxyURLError) -> ProxyOptions {
             var options = self.options
@@ -171,6 +168,15 @@ struct OptionParser: Sendable {
                     width: (Double(layout.width) * scale).rounded(), height: (Double(layout.height) * scale).rounded(), placement: nil)
                 (layout.width, layout.height) = (0, 0)
                 options.layout = layout
+            }
+            for option in ProcessingOption.all {
+                guard let (values, segment) = shared[option.name] else { continue }
+                let scale = option.scalesWithPixelRatio ? layout.dpr : 1
+                do {
+                    if let processor = try option.processor(.init(values, scale: scale, limits: limits)) { options.filters.append(processor) }
+                } catch {
+                    throw segment.failure(error.description)
+                }
             }
             if var watermark, watermark.opacity > 0 {
                 // As in imgproxy, a mark of its own lays nothing without `watermark`.

@@ -26,9 +26,8 @@ public struct ProxyOptions: Sendable, Hashable {
     public var format: Format?
     /// Serve the first frame of an animation as a still.
     public var firstFrame = false
-    /// The shared processors asked for, by their ``Magpie/ProcessingOption/name``, with their
-    /// arguments as written; a later segment replaces an earlier one.
-    public var processing: [String: [String]] = [:]
+    /// The processors run after the layout's resize, before any background or watermark.
+    public var filters = FilterChain()
     /// Flattens transparency onto this colour whatever the output format.
     public var background: Colour?
     /// The background's opacity, 0...1 (imgproxy's `background_alpha`): below 1, what was

@@ -13,17 +13,8 @@ struct RenderPlan: Sendable {
     let offsetScale: Double
 
     /// `watermarkOpacity` is the operator's, multiplying the URL's.
-    init(_ options: ProxyOptions, limits: ProcessingLimits, watermarkOpacity: Double = 1) throws(ProxyURLError) {
-        var filters: [any ImageProcessing] = []
-        for option in ProcessingOption.all {
-            guard let values = options.processing[option.name] else { continue }
-            do {
-                let scale = option.scalesWithPixelRatio ? options.layout.dpr : 1
-                if let processor = try option.processor(.init(values, scale: scale, limits: limits)) { filters.append(processor) }
-            } catch {
-                throw .malformed("option '\(option.name)': \(error.description)")
-            }
-        }
+    init(_ options: ProxyOptions, limits: ProcessingLimits, watermarkOpacity: Double = 1) {
+        let filters = options.filters.processors
         var processors: [any ImageProcessing] = []
         // The first frame needs no processor: the decoder reads only it.
         if let page = options.page, page > 0 { processors.append(ImageProcessors.Frame(page)) }

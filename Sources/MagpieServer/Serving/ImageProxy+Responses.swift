@@ -21,6 +21,7 @@ extension ImageProxy {
         if let lastModified = encoded.sourceLastModified { headers.append(("Last-Modified", lastModified)) }
         if work.varies { headers.append(("Vary", "Accept")) }
         headers.append(("Content-Disposition", Self.contentDisposition(work, format: encoded.format)))
+        if !work.skipped.isEmpty { headers.append((SkippedOptions.header, SkippedOptions.value(work.skipped))) }
         metrics.served(format: encoded.format.rawValue)
         return ProxyResponse(status: 200, headers: headers, body: encoded.data)
     }

@@ -24,12 +24,12 @@ public final class ImageProxy: Sendable {
     /// Where the proxy's and the pipeline's metrics are registered.
     public let metricsRegistry: PrometheusCollectorRegistry
 
-    let signer: URLSigner
-    let thumborSigner: ThumborSigner
-    let parser: OptionParser
+    /// imgproxy's and thumbor's, which read URLs and name their statuses.
+    let grammars: Grammars
     private let admission: Admission
     let metrics: ProxyMetrics
     let logger: Logger
+    private let recorder: AnswerRecorder
     /// Marks once fetched and decoded, or drawn, by their identifier: the proxy keeps no
     /// decoded images otherwise (its results are encoded), and a mark is laid on many results.
     let marks: ImageCache
@@ -53,9 +53,13 @@ public final class ImageProxy: Sendable {
             }
         }
         self.configuration = configuration
-        self.parser = parser
-        signer = URLSigner(keys: configuration.signingKeys, signatureSize: configuration.signatureSize)
-        thumborSigner = ThumborSigner(keys: configuration.thumborSecurityKeys)
+        grammars = Grammars(
+            imgproxy: ImgproxyGrammar(
+                signer: URLSigner(keys: configuration.signingKeys, signatureSize: configuration.signatureSize), parser: parser,
+                allowsUnsignedURLs: configuration.allowsUnsignedURLs, watermarkOpacity: configuration.watermarkOpacity),
+            thumbor: ThumborGrammar(
+                signer: ThumborSigner(keys: configuration.thumborSecurityKeys), limits: configuration.limits,
+                allowsUnsignedURLs: configuration.allowsUnsignedURLs))
         metricsRegistry = PrometheusCollectorRegistry()
         metrics = ProxyMetrics(registry: metricsRegistry)
         var pipelineConfiguration = configuration.pipeline
@@ -68,6 +72,7 @@ public final class ImageProxy: Sendable {
         let metrics = self.metrics
         admission = Admission(slots: configuration.processingSlots, queueLimit: configuration.queueLimit) { metrics.queueChanged(by: $0) }
         logger = configuration.logger
+        recorder = AnswerRecorder(metrics: metrics, logger: configuration.logger)
         // 64 MB: four marks of the largest size a fetched one keeps, or hundreds of usual ones.
         marks = ImageCache(
             limits: .init(totalCost: 64 << 20, count: 512, entryCost: 16 << 20, timeToLive: configuration.cacheMaxAge),
@@ -92,6 +97,7 @@ public final class ImageProxy: Sendable {
     /// first key, or with `unsafe` when there is none.
     public func path(for source: URL, options: String) -> String {
         let part = "/" + (options.isEmpty ? "" : options + "/") + "plain/" + Self.percentEncoded(source.absoluteString)
+        let signer = grammars.imgproxy.signer
         return signer.keys.isEmpty ? "/unsafe" + part : signer.sign(part)
     }
 
@@ -131,7 +137,7 @@ public final class ImageProxy: Sendable {
         let started = ContinuousClock.now
         metrics.started()
         switch prepare(request) {
-        case .answered(let answer): return .answered(finish(answer, request: request, started: started))
+        case .answered(let answer): return .answered(recorder.recorded(answer, request: request, started: started))
         case .needsWork(let work): return .pending(PendingRequest(work: work, request: request, started: started))
         }
     }
@@ -139,25 +145,18 @@ public final class ImageProxy: Sendable {
     /// Answers a pending request within the request timeout.
     func answer(_ pending: PendingRequest) async -> ProxyResponse {
         let answer = await answerWithinTimeout(pending.work, pending.request)
-        return finish(answer, request: pending.request, started: pending.started)
+        return recorder.recorded(answer, request: pending.request, started: pending.started)
     }
 
-    typealias Answer = (response: ProxyResponse, timings: StageTimings, cache: String?)
+    typealias Answer = AnswerRecorder.Answer
 
     /// What a pending request needs done, from its URL and headers.
     struct Work: Sendable {
-        /// An image, or JSON about the source.
-        enum Reply: Sendable {
-            case image
-            /// imgproxy's `/info`.
-            case info(InfoOptions)
-            /// thumbor's `meta/`, for these options.
-            case meta(ProxyOptions)
-        }
-
         /// Whose URL it is: failures are answered with that server's statuses.
-        let grammar: URLGrammar
-        var reply = Reply.image
+        let grammar: any ProxyGrammar
+        var reply = ProxyURL.Reply.image
+        /// What the grammar skipped of the URL, said in the answer.
+        let skipped: [String]
         var request: ImageRequest
         /// A watermark's mark still to be fetched or drawn, and the plan that lays it.
         let pendingMark: WatermarkOptions.Mark?
@@ -190,24 +189,6 @@ public final class ImageProxy: Sendable {
     enum Preparation {
         case answered(Answer)
         case needsWork(Work)
-    }
-
-    private func finish(_ answer: Answer, request: ProxyRequest, started: ContinuousClock.Instant) -> ProxyResponse {
-        let (response, timings, cache) = answer
-        let total = started.duration(to: .now)
-        var answered = response
-        answered.headers.append(("Server-Timing", timings.serverTiming(total: total, cache: cache)))
-        answered.headers.append(("X-Request-Id", request.id))
-        // Browsers take the proxy's Content-Type as it is, never guessing from the bytes.
-        answered.headers.append(("X-Content-Type-Options", "nosniff"))
-        metrics.finished(status: answered.status, total: total, timings: timings)
-        logger.info(
-            "request",
-            metadata: [
-                "id": "\(request.id)", "path": "\(request.path)", "status": "\(answered.status)", "bytes": "\(answered.body.count)",
-                "ms": "\(StageTimings.milliseconds(total))", "cache": "\(cache ?? "miss")",
-            ])
-        return answered
     }
 
     private func answerWithinTimeout(_ work: Work, _ request: ProxyRequest) async -> Answer {
@@ -278,10 +259,10 @@ public final class ImageProxy: Sendable {
             return (success(encoded, work: work, request: request), timings, encoded.cache?.rawValue)
         } catch let error as MagpieError {
             let aboutSource = error.stage == .fetch || error.stage == .decode
-            return (failure(FailureResponse.status(for: error, grammar: work.grammar), error.description, aboutSource: aboutSource), timings, nil)
+            return (failure(work.grammar.status(for: error), error.description, aboutSource: aboutSource), timings, nil)
         } catch {
             // Only the admission queue throws something else: the request was cancelled there.
-            return (failure(FailureResponse.status(for: .cancelled, grammar: work.grammar), MagpieError.cancelled.description), timings, nil)
+            return (failure(work.grammar.status(for: .cancelled), MagpieError.cancelled.description), timings, nil)
         }
     }
 

@@ -4,7 +4,7 @@ import Magpie
 import NIOCore
 import Prometheus
 
-/// The proxy's endpoints answered for Hummingbird, wherever they are mounted: `health`,
+/// The proxy's endpoints answered for Hummingbird, wherever they are mounted: each grammar's health checks,
 /// `metrics` and every other path as a proxy URL. ``ImageProxyResponder`` and
 /// ``ImageProxyMiddleware`` both answer through it, so a mounted proxy behaves as a standalone one.
 struct ProxyEndpoints: Sendable {
@@ -16,10 +16,11 @@ struct ProxyEndpoints: Sendable {
         guard request.method == .get || request.method == .head else {
             return Self.text(.methodNotAllowed, "only GET and HEAD\n", extra: [.allow: "GET, HEAD"])
         }
-        switch path.prefix(while: { $0 != "?" }) {
-        case "/health": return health(ok: "ok, \(Libvips.summary)\n")
-        // thumbor's, which load balancers set up for thumbor ask.
-        case "/healthcheck": return health(ok: "WORKING")
+        let endpoint = path.prefix(while: { $0 != "?" })
+        for grammar in proxy.grammars.all {
+            if let healthy = grammar.healthChecks[String(endpoint)] { return health(ok: healthy) }
+        }
+        switch endpoint {
         case "/metrics":
             var headers = HTTPFields()
             headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"

@@ -57,12 +57,12 @@ extension ProxyOptions {
         case "blur":
             let radius = try number(0, 0...150, "blur(RADIUS[,SIGMA]), a radius up to 150")
             let sigma = arguments.count > 1 ? try number(1, 0...limits.maximumBlurSigma, "blur(RADIUS,SIGMA)") : min(radius, limits.maximumBlurSigma)
-            processing["blur"] = [String(sigma)]
+            if sigma > 0 { filters.append(ImageProcessors.GaussianBlur(sigma: sigma)) }
         case "sharpen":
             // Thumbor's unsharp mask: its amount and radius; luminance_only is not told apart.
             let amount = try number(0, 0...10, "sharpen(AMOUNT,RADIUS,LUMINANCE_ONLY), an amount from 0 to 10")
             let radius = try number(1, 0...ImageProcessors.Sharpen.sigmaLimit, "sharpen(AMOUNT,RADIUS,LUMINANCE_ONLY), a radius up to 10")
-            if amount > 0, radius > 0 { processing["unsharp"] = [String(radius), String(amount)] }
+            if amount > 0, radius > 0 { filters.append(ImageProcessors.UnsharpMask(sigma: radius, amount: amount)) }
         case "round_corner":
             guard arguments.count >= 4, let colour = Self.colour(arguments[1...3].joined(separator: ",")) else {
                 throw failure("round_corner(A|B,R,G,B[,TRANSPARENT])")
@@ -71,7 +71,7 @@ extension ProxyOptions {
             guard let radius = radii.first ?? nil, radius >= 0, radius <= Double(limits.maximumDimension), radii.allSatisfy({ $0 == radius }) else {
                 throw failure("round_corner takes one radius (elliptical corners are not supported)")
             }
-            processing["round"] = [String(radius)]
+            if radius > 0 { filters.append(ImageProcessors.RoundedCorners(radius: radius)) }
             if arguments.count < 5 || arguments[4] != "1" { background = colour }
         case "fill":
             guard let first = arguments.first else { throw failure("fill(COLOUR)") }
@@ -84,7 +84,7 @@ extension ProxyOptions {
             guard arguments.count == 1, let colour = Self.colour(arguments[0]) else { throw failure("background_color(COLOUR)") }
             background = colour
         case "grayscale":
-            processing["grayscale"] = []
+            filters.append(ImageProcessors.Grayscale())
         case "rotate":
             guard arguments.count == 1, let degrees = Int(arguments[0]), degrees % 90 == 0 else { throw failure("rotate(ANGLE), a multiple of 90") }
             // Thumbor turns counter-clockwise, after the resize.
@@ -101,13 +101,11 @@ extension ProxyOptions {
         case "brightness", "contrast":
             // Thumbor adds 255·n/100 levels, and scales contrast by ((n+100)²/100)/100, in whole numbers.
             let amount = Int(try number(0, -100...100, "\(filter.name)(-100 to 100)"))
-            var parts = processing["adjust"] ?? ["0", "1", "1"]
-            if filter.name == "brightness" {
-                parts[0] = String(255 * amount / 100)
-            } else {
-                parts[1] = String(Double((amount + 100) * (amount + 100) / 100) / 100)
-            }
-            processing["adjust"] = parts
+            let adjust =
+                filter.name == "brightness"
+                ? ImageProcessors.Adjust(brightness: Double(255 * amount / 100))
+                : ImageProcessors.Adjust(contrast: Double((amount + 100) * (amount + 100) / 100) / 100)
+            if adjust != ImageProcessors.Adjust() { filters.append(adjust) }
         case "watermark":
             guard (4...6).contains(arguments.count), let x = Self.alignment(arguments[1]), let y = Self.alignment(arguments[2]) else {
                 throw failure("watermark(URL,X,Y,ALPHA[,W_RATIO,H_RATIO]); X and Y are pixels (negative from the far edge), Np, center or repeat")

@@ -1,0 +1,32 @@
+import Logging
+import Magpie
+
+/// What every answer gets on its way out, whatever answered it: `Server-Timing`, the request
+/// id, `nosniff`, the metrics and one log line. The proxy's answering knows none of these.
+struct AnswerRecorder: Sendable {
+    /// A response with the stage times it took and the cache that held it, if one did.
+    typealias Answer = (response: ProxyResponse, timings: StageTimings, cache: String?)
+
+    let metrics: ProxyMetrics
+    let logger: Logger
+
+    func recorded(_ answer: Answer, request: ProxyRequest, started: ContinuousClock.Instant) -> ProxyResponse {
+        let (response, timings, cache) = answer
+        let total = started.duration(to: .now)
+        var answered = response
+        answered.headers.append(("Server-Timing", timings.serverTiming(total: total, cache: cache)))
+        answered.headers.append(("X-Request-Id", request.id))
+        // Browsers take the proxy's Content-Type as it is, never guessing from the bytes.
+        answered.headers.append(("X-Content-Type-Options", "nosniff"))
+        metrics.finished(status: answered.status, total: total, timings: timings)
+        var metadata: Logger.Metadata = [
+            "id": "\(request.id)", "path": "\(request.path)", "status": "\(answered.status)", "bytes": "\(answered.body.count)",
+            "ms": "\(StageTimings.milliseconds(total))", "cache": "\(cache ?? "miss")",
+        ]
+        if let skipped = answered.headers.first(where: { $0.name == SkippedOptions.header })?.value {
+            metadata["skipped"] = "\(skipped)"
+        }
+        logger.info("request", metadata: metadata)
+        return answered
+    }
+}

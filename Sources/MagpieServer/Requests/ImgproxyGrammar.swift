@@ -1,0 +1,55 @@
+import Foundation
+import Magpie
+
+/// imgproxy's grammar: `[/info]/<signature>/<options>/<source>`, signed with HMAC-SHA256 over
+/// the path after the signature as its client wrote it (restored from what a CDN normalised),
+/// options as ``OptionParser`` reads them, every failure with imgproxy's status.
+struct ImgproxyGrammar: ProxyGrammar {
+    let signer: URLSigner
+    let parser: OptionParser
+    let allowsUnsignedURLs: Bool
+    let watermarkOpacity: Double
+
+    var kind: URLGrammar { .imgproxy }
+
+    var healthChecks: [String: String] { ["/health": "ok, \(Libvips.summary)\n"] }
+
+    func read(_ path: String) throws(ProxyURLError) -> ProxyURL {
+        // `/info/<signature>/<info options>/<source>`: signed after `/info`.
+        let asksInfo = path.hasPrefix("/info/")
+        let restored = ProxyPath.restoringNormalisation(asksInfo ? String(path.dropFirst("/info".count)) : path)
+        // The signature first: nothing it covers is read before it is known to be valid.
+        let (signature, signedPart) = try ProxyPath.signed(restored)
+        try checkSignature(signature, for: signedPart)
+        let path = try ProxyPath(restored)
+        if asksInfo {
+            return ProxyURL(options: ProxyOptions(), source: path.source, sourceStem: path.sourceStem, reply: .info(try InfoOptions(path.optionSegments)))
+        }
+        var options = try parser.parse(path.optionSegments)
+        if let fileExtension = path.sourceExtension, !options.raw {
+            // The extension is the last word on the format, as imgproxy reads it.
+            options = try parser.parse(path.optionSegments + ["f:" + fileExtension])
+        }
+        return ProxyURL(options: options, source: path.source, sourceStem: path.sourceStem)
+    }
+
+    func status(for error: MagpieError) -> Int {
+        FailureResponse.status(for: error)
+    }
+
+    /// With keys, only a valid signature (or, when unsigned URLs are allowed, `unsafe` or `_`);
+    /// without keys and with unsigned URLs allowed, any segment, as imgproxy without a key.
+    private func checkSignature(_ signature: String, for signedPart: String) throws(ProxyURLError) {
+        if signer.keys.isEmpty {
+            guard allowsUnsignedURLs else { throw .forbidden("unsigned URLs are not accepted here") }
+            return
+        }
+        if signature == "unsafe" || signature == "_" {
+            guard allowsUnsignedURLs else { throw .forbidden("unsigned URLs are not accepted here") }
+            return
+        }
+        guard signer.isValid(signature, for: signedPart) else {
+            throw .forbidden("the signature does not match the URL")
+        }
+    }
+}

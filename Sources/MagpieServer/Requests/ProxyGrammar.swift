@@ -1,0 +1,60 @@
+import Foundation
+import Magpie
+
+/// One URL grammar the proxy answers: how its paths are signed and read into options, which
+/// endpoints its server has, and the status its server gives each failure. imgproxy's
+/// (``ImgproxyGrammar``) and thumbor's (``ThumborGrammar``) are the two; the proxy tells which a
+/// path is written in (``URLGrammar``) and treats what the grammar read alike from there on.
+protocol ProxyGrammar: Sendable {
+    var kind: URLGrammar { get }
+
+    /// Reads `path` (below any mount prefix, with its query): the signature is checked over what
+    /// it covers before anything it covers is read.
+    func read(_ path: String) throws(ProxyURLError) -> ProxyURL
+
+    /// The status a failure to make the image is answered with, as this grammar's server answers it.
+    func status(for error: MagpieError) -> Int
+
+    /// The operator's watermark opacity, multiplying the URL's.
+    var watermarkOpacity: Double { get }
+
+    /// Health-check paths this grammar's clients and load balancers ask, each with the body a
+    /// healthy server answers.
+    var healthChecks: [String: String] { get }
+}
+
+/// A proxy URL as its grammar read it: what to make, from what, and what was left out.
+struct ProxyURL: Sendable {
+    /// An image, or JSON about the source.
+    enum Reply: Sendable {
+        case image
+        /// imgproxy's `/info`.
+        case info(InfoOptions)
+        /// thumbor's `meta/`, for these options.
+        case meta(ProxyOptions)
+    }
+
+    var options: ProxyOptions
+    let source: URL
+    /// The name a browser saves the result under when the URL names none.
+    let sourceStem: String
+    var reply = Reply.image
+    /// What the URL asked for that the grammar skips rather than refuses (thumbor skips a filter
+    /// it cannot apply), each with why: the answer says so in a header and the log.
+    var skipped: [String] = []
+}
+
+/// The grammars one proxy answers.
+struct Grammars: Sendable {
+    let imgproxy: ImgproxyGrammar
+    let thumbor: ThumborGrammar
+
+    func `for`(_ kind: URLGrammar) -> any ProxyGrammar {
+        switch kind {
+        case .imgproxy: imgproxy
+        case .thumbor: thumbor
+        }
+    }
+
+    var all: [any ProxyGrammar] { [imgproxy, thumbor] }
+}
