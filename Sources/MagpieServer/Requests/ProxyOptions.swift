@@ -48,6 +48,9 @@ public struct ProxyOptions: Sendable, Hashable {
     public var filename: String?
     /// Ask the browser to download rather than show the result.
     public var returnAttachment = false
+    /// Seconds clients and caches may keep the answer (thumbor's `max_age`), over the server's;
+    /// 0 asks them to check every time.
+    public var maxAge: Int?
     /// Seconds since 1970 after which the URL is refused.
     public var expires: Int?
     /// Only changes the URL, so caches in front hold it apart.

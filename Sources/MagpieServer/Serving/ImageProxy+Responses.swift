@@ -3,7 +3,10 @@ import Magpie
 
 /// The proxy's answers: images with their caching headers, pass-through sources, 304s and errors.
 extension ImageProxy {
-    var imageCacheControl: String {
+    /// The server's caching, or the URL's own `max_age` (thumbor's), which has no
+    /// `stale-while-revalidate`: it is the URL's whole say.
+    func imageCacheControl(_ work: Work) -> String {
+        if let maxAge = work.maxAge { return maxAge == 0 ? "no-cache" : "public, max-age=\(maxAge)" }
         var value = "public, max-age=\(configuration.cacheMaxAge.components.seconds)"
         if configuration.staleWhileRevalidate > .zero {
             value += ", stale-while-revalidate=\(configuration.staleWhileRevalidate.components.seconds)"
@@ -15,7 +18,7 @@ extension ImageProxy {
         let etag = work.etag(sourceValidator: encoded.sourceValidator)
         if Validators.matches(request.headers["if-none-match"], etag) { return notModified(etag: etag, work: work) }
         var headers: [(name: String, value: String)] = [
-            ("Content-Type", encoded.format.mediaType), ("Cache-Control", imageCacheControl), ("ETag", etag),
+            ("Content-Type", encoded.format.mediaType), ("Cache-Control", imageCacheControl(work)), ("ETag", etag),
             ("Cache-Tag", work.cacheTag), ("Surrogate-Key", work.cacheTag),
         ]
         if let lastModified = encoded.sourceLastModified { headers.append(("Last-Modified", lastModified)) }
@@ -26,9 +29,9 @@ extension ImageProxy {
         return ProxyResponse(status: 200, headers: headers, body: encoded.data)
     }
 
-    func description(_ body: [UInt8]) -> ProxyResponse {
+    func description(_ body: [UInt8], work: Work) -> ProxyResponse {
         ProxyResponse(
-            status: 200, headers: [("Content-Type", "application/json"), ("Cache-Control", imageCacheControl)], body: body)
+            status: 200, headers: [("Content-Type", "application/json"), ("Cache-Control", imageCacheControl(work))], body: body)
     }
 
     /// The source's bytes as the origin sent them (`raw`, `skip_processing`), when they are an
@@ -48,7 +51,7 @@ extension ImageProxy {
             body = try await pipeline.runOnDecodingThreads { () throws(MagpieError) in try SVGSanitizer.sanitized(original.data) }
         }
         var headers: [(name: String, value: String)] = [
-            ("Content-Type", format.mediaType), ("Cache-Control", imageCacheControl), ("ETag", etag),
+            ("Content-Type", format.mediaType), ("Cache-Control", imageCacheControl(work)), ("ETag", etag),
             ("Cache-Tag", work.cacheTag), ("Surrogate-Key", work.cacheTag),
             ("Content-Disposition", Self.contentDisposition(work, format: format)),
             ("Content-Security-Policy", Self.passThroughPolicy),
@@ -70,7 +73,7 @@ extension ImageProxy {
 
     func notModified(etag: String, work: Work) -> ProxyResponse {
         var headers: [(name: String, value: String)] = [
-            ("Cache-Control", imageCacheControl), ("ETag", etag), ("Cache-Tag", work.cacheTag), ("Surrogate-Key", work.cacheTag),
+            ("Cache-Control", imageCacheControl(work)), ("ETag", etag), ("Cache-Tag", work.cacheTag), ("Surrogate-Key", work.cacheTag),
         ]
         if work.varies { headers.append(("Vary", "Accept")) }
         return ProxyResponse(status: 304, headers: headers, body: [])

@@ -157,6 +157,8 @@ public final class ImageProxy: Sendable {
         var reply = ProxyURL.Reply.image
         /// What the grammar skipped of the URL, said in the answer.
         let skipped: [String]
+        /// The URL's own `max_age`, over the server's.
+        let maxAge: Int?
         var request: ImageRequest
         /// A watermark's mark still to be fetched or drawn, and the plan that lays it.
         let pendingMark: WatermarkOptions.Mark?
@@ -220,14 +222,14 @@ public final class ImageProxy: Sendable {
             case .info(let asked):
                 let original = try await timings.measure(.download) { () throws(MagpieError) in try await pipeline.data(for: work.request) }
                 let body = try await SourceDescription.info(of: original.data, request: work.request, asked: asked, pipeline: pipeline)
-                return (description(body), timings, nil)
+                return (description(body, work: work), timings, nil)
             case .meta(let options):
                 let original = try await timings.measure(.download) { () throws(MagpieError) in try await pipeline.data(for: work.request) }
                 let source = work.request.url
                 let body = try await pipeline.runOnDecodingThreads { () throws(MagpieError) in
                     try SourceDescription.meta(of: original.data, source: source, options: options)
                 }
-                return (description(body), timings, nil)
+                return (description(body, work: work), timings, nil)
             }
             if work.servesSourceAlways || !work.servesSourceIn.isEmpty {
                 let original = try await timings.measure(.download) { () throws(MagpieError) in try await pipeline.data(for: work.request) }

@@ -20,8 +20,10 @@ struct ThumborGrammar: ProxyGrammar {
         let (signature, signedPart) = try ProxyPath.signed(path)
         try checkSignature(signature, for: String(signedPart.dropFirst()))
         let path = try ThumborPath(path)
-        let options = try ProxyOptions(thumbor: path, limits: limits)
-        return ProxyURL(options: options, source: path.source, sourceStem: "image", reply: path.meta ? .meta(options) : .image)
+        let reading = try ThumborReading(path, limits: limits)
+        return ProxyURL(
+            options: reading.options, source: reading.source, sourceStem: "image", reply: path.meta ? .meta(reading.options) : .image,
+            skipped: reading.skipped)
     }
 
     /// thumbor answers a source it cannot read as an image with a 400 (its handler's "cannot

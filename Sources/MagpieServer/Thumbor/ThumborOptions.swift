@@ -1,17 +1,48 @@
 import Foundation
 import Magpie
 
-extension ProxyOptions {
-    /// What a thumbor URL asks for, in the shared vocabulary: its sizing as a ``Magpie/Layout``
-    /// (thumbor crops to the box's aspect ratio around its alignment and enlarges; `fit-in`
-    /// fits without enlarging; `full-fit-in` covers), its filters as processors and encoding
-    /// settings. A filter Magpie does not carry out is refused by name.
-    init(thumbor path: ThumborPath, limits: ProcessingLimits) throws(ProxyURLError) {
-        self.init()
+/// A thumbor URL read into the shared vocabulary: its sizing as a ``Magpie/Layout`` (thumbor
+/// crops to the box's aspect ratio around its alignment and enlarges; `fit-in` fits without
+/// enlarging; `full-fit-in` covers), then its filters (``ThumborFilters``) as processors and
+/// encoding settings. Filters thumbor would skip are skipped and named, never refused.
+struct ThumborReading: Sendable {
+    var options = ProxyOptions()
+    /// The image to load: the URL's, or the one inside it (`extract_focal`).
+    var source: URL
+    /// Each filter skipped, with why.
+    var skipped: [String] = []
+    let path: ThumborPath
+    let limits: ProcessingLimits
+
+    init(_ path: ThumborPath, limits: ProcessingLimits) throws(ProxyURLError) {
+        self.path = path
+        self.limits = limits
+        source = path.source
+        options.layout = Self.layout(of: path)
+        // Those that change what is loaded or the size asked run first, as in thumbor's phases.
+        let early: Set<String> = ["focal", "extract_focal", "stretch", "no_upscale"]
+        for filter in path.filters.filter({ early.contains($0.name) }) + path.filters.filter({ !early.contains($0.name) }) {
+            guard let apply = ThumborFilters.all[filter.name] else {
+                skipped.append("\(filter.name): \(ThumborFilters.unknownReason(filter.name))")
+                continue
+            }
+            do throws(ThumborFilterFailure) {
+                try apply(ThumborArguments(filter: filter), &self)
+            } catch {
+                switch error {
+                case .skip(let reason): skipped.append(reason)
+                case .refuse(let refusal): throw refusal
+                }
+            }
+        }
+        try options.checkSize(limits)
+    }
+
+    static func layout(of path: ThumborPath) -> Layout {
         var layout = Layout()
         (layout.width, layout.height) = (path.width, path.height)
         (layout.widthFromImage, layout.heightFromImage) = (path.originalWidth, path.originalHeight)
-        let noUpscale = path.filters.contains { $0.name == "no_upscale" }
+        let noUpscale = path.filters.contains { $0.name == "no_upscale" && $0.arguments.isEmpty }
         switch path.fitting {
         case nil:
             layout.resizing = noUpscale ? .fillDown : .fill
@@ -33,113 +64,13 @@ extension ProxyOptions {
         if let trim = path.trim {
             layout.trim = ImageProcessors.Trim(threshold: Double(min(255, trim.tolerance)), corner: trim.corner == "bottom-right" ? .bottomRight : .topLeft)
         }
-        self.layout = layout
-        for filter in path.filters { try apply(filter, limits: limits) }
-        try checkSize(limits)
+        return layout
     }
 
-    private mutating func apply(_ filter: ThumborPath.Filter, limits: ProcessingLimits) throws(ProxyURLError) {
-        let arguments = filter.arguments
-        func failure(_ usage: String) -> ProxyURLError { .malformed("filter '\(filter.name)(\(arguments.joined(separator: ",")))': \(usage)") }
-        func number(_ index: Int, _ range: ClosedRange<Double>, _ usage: String) throws(ProxyURLError) -> Double {
-            guard index < arguments.count, let value = Double(arguments[index]), range.contains(value) else { throw failure(usage) }
-            return value
-        }
-        switch filter.name {
-        case "quality":
-            quality = Int(try number(0, 0...100, "quality(0 to 100)"))
-            if quality == 0 { quality = nil }
-        case "format":
-            guard arguments.count == 1, let format = ImageFormat(name: arguments[0].lowercased()), format.isEncodable else {
-                throw failure("format(webp|jpeg|png|gif|avif)")
-            }
-            self.format = .fixed(format)
-        case "blur":
-            let radius = try number(0, 0...150, "blur(RADIUS[,SIGMA]), a radius up to 150")
-            let sigma = arguments.count > 1 ? try number(1, 0...limits.maximumBlurSigma, "blur(RADIUS,SIGMA)") : min(radius, limits.maximumBlurSigma)
-            if sigma > 0 { filters.append(ImageProcessors.GaussianBlur(sigma: sigma)) }
-        case "sharpen":
-            // Thumbor's unsharp mask: its amount and radius; luminance_only is not told apart.
-            let amount = try number(0, 0...10, "sharpen(AMOUNT,RADIUS,LUMINANCE_ONLY), an amount from 0 to 10")
-            let radius = try number(1, 0...ImageProcessors.Sharpen.sigmaLimit, "sharpen(AMOUNT,RADIUS,LUMINANCE_ONLY), a radius up to 10")
-            if amount > 0, radius > 0 { filters.append(ImageProcessors.UnsharpMask(sigma: radius, amount: amount)) }
-        case "round_corner":
-            guard arguments.count >= 4, let colour = Self.colour(arguments[1...3].joined(separator: ",")) else {
-                throw failure("round_corner(A|B,R,G,B[,TRANSPARENT])")
-            }
-            let radii = arguments[0].split(separator: "|").map { Double($0) }
-            guard let radius = radii.first ?? nil, radius >= 0, radius <= Double(limits.maximumDimension), radii.allSatisfy({ $0 == radius }) else {
-                throw failure("round_corner takes one radius (elliptical corners are not supported)")
-            }
-            if radius > 0 { filters.append(ImageProcessors.RoundedCorners(radius: radius)) }
-            if arguments.count < 5 || arguments[4] != "1" { background = colour }
-        case "fill":
-            guard let first = arguments.first else { throw failure("fill(COLOUR)") }
-            layout.extend = .centre
-            if first != "transparent" {
-                guard let colour = Self.colour(first) else { throw failure("fill takes a colour: hex, a name or transparent (auto and blur are not supported)") }
-                background = colour
-            }
-        case "background_color":
-            guard arguments.count == 1, let colour = Self.colour(arguments[0]) else { throw failure("background_color(COLOUR)") }
-            background = colour
-        case "grayscale":
-            filters.append(ImageProcessors.Grayscale())
-        case "rotate":
-            guard arguments.count == 1, let degrees = Int(arguments[0]), degrees % 90 == 0 else { throw failure("rotate(ANGLE), a multiple of 90") }
-            // Thumbor turns counter-clockwise, after the resize.
-            turn = ((360 - degrees % 360) % 360)
-        case "strip_exif", "strip_icc", "no_upscale":
-            // Magpie writes no metadata and converts to sRGB without a profile; no_upscale was read with the size.
-            break
-        case "proportion":
-            let proportion = try number(0, 0.01...1, "proportion(0.01 to 1)")
-            (layout.zoomX, layout.zoomY) = (proportion, proportion)
-        case "max_bytes":
-            let bytes = Int(try number(0, 1...Double(Int32.max), "max_bytes(BYTES)"))
-            maximumBytes = bytes
-        case "brightness", "contrast":
-            // Thumbor adds 255·n/100 levels, and scales contrast by ((n+100)²/100)/100, in whole numbers.
-            let amount = Int(try number(0, -100...100, "\(filter.name)(-100 to 100)"))
-            let adjust =
-                filter.name == "brightness"
-                ? ImageProcessors.Adjust(brightness: Double(255 * amount / 100))
-                : ImageProcessors.Adjust(contrast: Double((amount + 100) * (amount + 100) / 100) / 100)
-            if adjust != ImageProcessors.Adjust() { filters.append(adjust) }
-        case "watermark":
-            guard (4...6).contains(arguments.count), let x = Self.alignment(arguments[1]), let y = Self.alignment(arguments[2]) else {
-                throw failure("watermark(URL,X,Y,ALPHA[,W_RATIO,H_RATIO]); X and Y are pixels (negative from the far edge), Np, center or repeat")
-            }
-            var mark = WatermarkOptions()
-            mark.mark = .url(try ThumborPath.source(arguments[0]))
-            mark.position = .aligned(x: x, y: y)
-            // Thumbor's alpha is how transparent the mark is, in percent.
-            mark.opacity = 1 - (try number(3, 0...100, "watermark's alpha is 0 (opaque) to 100 (invisible)")) / 100
-            for index in 4..<arguments.count where arguments[index] != "none" {
-                let ratio = try number(index, 0...100, "watermark's W_RATIO and H_RATIO are 0 to 100 percent, or none") / 100
-                if index == 4 { mark.scaleWidth = ratio } else { mark.scaleHeight = ratio }
-            }
-            watermark = mark.opacity > 0 ? mark : nil
-        case "focal":
-            // focal(LEFTxTOP:RIGHTxBOTTOM): the crop centres on the rectangle's centre.
-            let corners = arguments.count == 1 ? arguments[0].split(separator: ":").map { $0.split(separator: "x").compactMap { Int($0) } } : []
-            guard corners.count == 2, corners.allSatisfy({ $0.count == 2 && $0.allSatisfy { $0 >= 0 && $0 <= 1_000_000 } }),
-                corners[1][0] >= corners[0][0], corners[1][1] >= corners[0][1]
-            else {
-                throw failure("focal(LEFTxTOP:RIGHTxBOTTOM), a rectangle in the source's pixels")
-            }
-            layout.gravity = .focusPixel(x: Double(corners[0][0] + corners[1][0]) / 2, y: Double(corners[0][1] + corners[1][1]) / 2)
-        case "equalize", "noise", "saturation", "rgb", "convolution",
-            "extract_focal", "cover", "curve", "upscale", "max_age", "stretch", "autojpg", "blur_faces", "red_eye":
-            throw .malformed("thumbor's filter '\(filter.name)' is not supported by Magpie yet")
-        default:
-            throw .malformed("unknown thumbor filter '\(filter.name)'")
-        }
-    }
 
     /// A watermark's position along one axis: `N` pixels from the start, `-N` from the end,
     /// `Np` percent of the side, `center` or `repeat`.
-    private static func alignment(_ text: String) -> ImageProcessors.Watermark.Alignment? {
+    static func alignment(_ text: String) -> ImageProcessors.Watermark.Alignment? {
         switch text {
         case "center": return .centre
         case "repeat": return .repeated
@@ -154,7 +85,7 @@ extension ProxyOptions {
         }
     }
 
-    private static func placement(_ horizontal: String, _ vertical: String) -> Placement {
+    static func placement(_ horizontal: String, _ vertical: String) -> Placement {
         switch (horizontal, vertical) {
         case ("left", "top"): .anchored(.northWest)
         case ("center", "top"): .anchored(.north)

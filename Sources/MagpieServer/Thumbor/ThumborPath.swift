@@ -136,24 +136,41 @@ public struct ThumborPath: Sendable, Hashable {
         return (values[0], values[1], sides[0].hasPrefix("-"), sides[1].hasPrefix("-"))
     }
 
-    /// `name(a,b):name2():…`.
+    /// `name(a,b):name2():…`, split as thumbor splits it: at every `):`, so an argument may
+    /// hold parentheses (a curve's points) but not that pair. Arguments are split at commas
+    /// outside brackets, parentheses and single quotes.
     private static func filters(_ text: String) throws(ProxyURLError) -> [Filter] {
+        guard text.hasSuffix(")") else { throw .malformed("the filters 'filters:\(text)' are not name(arguments) separated by ':'") }
+        let parts = text.dropLast().components(separatedBy: "):")
         var filters: [Filter] = []
-        var rest = Substring(text)
-        while !rest.isEmpty {
-            guard let open = rest.firstIndex(of: "("), let close = rest[open...].firstIndex(of: ")") else {
+        for part in parts {
+            guard let open = part.firstIndex(of: "(") else {
                 throw .malformed("the filters 'filters:\(text)' are not name(arguments) separated by ':'")
             }
-            let name = String(rest[..<open])
-            let inside = rest[rest.index(after: open)..<close]
-            let arguments = inside.isEmpty ? [] : inside.split(separator: ",", omittingEmptySubsequences: false).map { String($0).trimmingCharacters(in: .whitespaces) }
-            filters.append(Filter(name: name, arguments: arguments))
-            rest = rest[rest.index(after: close)...]
-            if rest.hasPrefix(":") { rest = rest.dropFirst() } else if !rest.isEmpty {
-                throw .malformed("the filters 'filters:\(text)' are not name(arguments) separated by ':'")
-            }
+            let inside = part[part.index(after: open)...]
+            filters.append(Filter(name: String(part[..<open]), arguments: inside.isEmpty ? [] : Self.arguments(inside)))
         }
         return filters
+    }
+
+    private static func arguments(_ text: Substring) -> [String] {
+        var arguments: [String] = []
+        var current = "", depth = 0, quoted = false
+        for character in text {
+            switch character {
+            case "'": quoted.toggle()
+            case "(" where !quoted, "[" where !quoted: depth += 1
+            case ")" where !quoted, "]" where !quoted: depth = max(0, depth - 1)
+            case "," where !quoted && depth == 0:
+                arguments.append(current.trimmingCharacters(in: .whitespaces))
+                current = ""
+                continue
+            default: break
+            }
+            current.append(character)
+        }
+        arguments.append(current.trimmingCharacters(in: .whitespaces))
+        return arguments
     }
 
     /// A source as thumbor's HTTP loader reads it; also a watermark's.

@@ -64,10 +64,10 @@ struct ThumborURLTests {
     @Test func sizesAreLimitedAsImgproxysAre() throws {
         let limits = ProcessingLimits()
         #expect(throws: ProxyURLError(status: 400, message: "the output would be 9000x100 pixels; at most 8192 on a side")) {
-            try ProxyOptions(thumbor: try ThumborPath("/unsafe/9000x100/example.com/a.jpg"), limits: limits)
+            try ThumborReading(try ThumborPath("/unsafe/9000x100/example.com/a.jpg"), limits: limits)
         }
         #expect(throws: ProxyURLError(status: 400, message: "the output would be 8000x8000 pixels; at most 40000000 in all")) {
-            try ProxyOptions(thumbor: try ThumborPath("/unsafe/8000x8000/example.com/a.jpg"), limits: limits)
+            try ThumborReading(try ThumborPath("/unsafe/8000x8000/example.com/a.jpg"), limits: limits)
         }
     }
 }

@@ -1,0 +1,36 @@
+import Magpie
+
+/// thumbor's built-in filters (thumbor 7.8's `BUILTIN_FILTERS`), each read by one function into
+/// the URL's options with thumbor's arguments, defaults and ranges. What thumbor skips (an
+/// unknown filter, arguments that do not match, a value its filter ignores) is skipped and said.
+enum ThumborFilters {
+    typealias Apply = @Sendable (ThumborArguments, inout ThumborReading) throws(ThumborFilterFailure) -> Void
+
+    /// Every built-in filter by name.
+    static let all: [String: Apply] = {
+        var table: [String: Apply] = [:]
+        for (name, apply) in geometry + pixels + output + notYet {
+            precondition(table[name] == nil, "thumbor's filter '\(name)' is read twice")
+            table[name] = apply
+        }
+        return table
+    }()
+
+    /// Why a filter that is not built in is skipped.
+    static func unknownReason(_ name: String) -> String {
+        switch name {
+        case "redeye", "red_eye": "needs an eye detector, which Magpie does not have (thumbor without one skips it too)"
+        case "blur_faces": "needs a face detector, which Magpie does not have (thumbor without one skips it too)"
+        case "gifv": "needs thumbor's gifv engine (ffmpeg), which Magpie does not have"
+        default: "not a thumbor filter (thumbor skips it)"
+        }
+    }
+
+    /// Built-in filters Magpie does not carry out yet: a 400 that names them, until they are.
+    private static let notYet: [(String, Apply)] = ["equalize", "noise", "saturation", "rgb", "convolution", "curve", "colorize", "frame", "autojpg"]
+        .map { name in
+            (name, { arguments, _ throws(ThumborFilterFailure) in
+                throw .refuse(.malformed("thumbor's filter '\(arguments.filter.name)' is not supported by Magpie yet"))
+            })
+        }
+}

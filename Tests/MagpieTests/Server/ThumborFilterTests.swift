@@ -1,0 +1,118 @@
+import Foundation
+import Logging
+import Magpie
+import MagpieTesting
+import Testing
+
+@testable import MagpieServer
+
+/// thumbor's filters as thumbor reads them: what it skips (unknown filters, arguments that do not
+/// match their forms, values its filter ignores) is skipped and said, never a 400; what it
+/// applies becomes the same processors and settings.
+@Suite("thumbor filters")
+struct ThumborFilterTests {
+    static func reading(_ filters: String, size: String = "300x200", image: String = "example.com/a.jpg") throws -> ThumborReading {
+        try ThumborReading(try ThumborPath("/unsafe/\(size)/filters:\(filters)/\(image)"), limits: ProcessingLimits())
+    }
+
+    static let skippedAsThumborSkipsThem: [(filters: String, said: String)] = [
+        ("redeye()", "redeye: needs an eye detector"),
+        ("gifv()", "gifv: needs thumbor's gifv engine"),
+        ("no_such_filter(1)", "no_such_filter: not a thumbor filter"),
+        ("proportion(10000)", "proportion(10000): thumbor applies a proportion above 0 and at most 1"),
+        ("proportion(0)", "proportion(0):"),
+        ("rotate(91)", "rotate(91): thumbor turns only by multiples of 90 degrees"),
+        ("focal()", "focal(): thumbor reads focal(LEFTxTOP:RIGHTxBOTTOM)"),
+        ("focal(10x10:10x20)", "the rectangle is empty"),
+        ("format(invalid)", "format(invalid): not a format thumbor writes"),
+        ("format(heif)", "format(heif): Magpie does not write HEIF"),
+        ("blur(4.5)", "blur(4.5): '4.5' is not a whole number"),
+        ("blur(0)", "blur(0): '0' is not a whole number from 1"),
+        ("sharpen(2,1)", "sharpen(2,1): thumbor reads sharpen(AMOUNT,RADIUS,LUMINANCE_ONLY)"),
+        ("no_upscale(1)", "no_upscale(1):"),
+        ("brightness(ten)", "brightness(ten): 'ten' is not a whole number"),
+        ("quality(-5)", "quality(-5): '-5' is not a whole number from 0"),
+        ("watermark(example.com/w.png,nowhere,0,50)", "X and Y are pixels"),
+    ]
+
+    @Test(arguments: skippedAsThumborSkipsThem)
+    func whatThumborSkipsIsSkippedAndSaid(_ item: (filters: String, said: String)) throws {
+        let reading = try Self.reading(item.filters)
+        #expect(reading.skipped.count == 1 && reading.skipped[0].contains(item.said), "\(reading.skipped)")
+        #expect(reading.options.filters.isEmpty && reading.options.turn == 0 && reading.options.format == nil)
+        #expect(reading.options.layout.zoomX == 1 && reading.options.watermark == nil)
+    }
+
+    /// A skipped filter leaves the others: `format(invalid)` undoes an earlier `format(webp)`,
+    /// as thumbor's request format becomes None.
+    @Test func skippingOneFilterKeepsTheOthers() throws {
+        let reading = try Self.reading("blur(2):redeye():quality(80)")
+        #expect(reading.options.filters.identifiers == [ImageProcessors.GaussianBlur(sigma: 2).identifier])
+        #expect(reading.options.quality == 80 && reading.skipped.count == 1)
+        #expect(try Self.reading("format(webp):format(invalid)").options.format == nil)
+        #expect(try Self.reading("format(jpg)").options.format == .fixed(.jpeg))
+    }
+
+    @Test func appliedFiltersBecomeProcessorsAndSettings() throws {
+        // thumbor clamps the kernel's reach, not the sigma: Magpie's sigma limit bounds the work and is said.
+        let blur = try Self.reading("blur(500)")
+        #expect(blur.options.filters.identifiers == [ImageProcessors.GaussianBlur(sigma: 100).identifier])
+        #expect(blur.skipped == ["blur(500): sigma 500.0 applied as 100.0, Magpie's limit"])
+        #expect(try Self.reading("blur(4,2)").options.filters.identifiers == [ImageProcessors.GaussianBlur(sigma: 2).identifier])
+        // Counter-clockwise in thumbor; each turn adds to the last.
+        #expect(try Self.reading("rotate(90)").options.turn == 270)
+        #expect(try Self.reading("rotate(-90)").options.turn == 90)
+        #expect(try Self.reading("rotate(90):rotate(90)").options.turn == 180)
+        #expect(try Self.reading("rotate(360)").options.turn == 0)
+        #expect(try Self.reading("max_age(60)").options.maxAge == 60)
+        #expect(try Self.reading("max_age(99999999999)").options.maxAge == ThumborFilters.maximumAge)
+        #expect(try Self.reading("stretch()").options.layout.resizing == .force)
+        #expect(try Self.reading("upscale()", size: "fit-in/300x200").options.layout.enlarge)
+        #expect(try Self.reading("proportion(0.5)").options.layout.zoomX == 0.5)
+        #expect(try Self.reading("brightness(40)").options.filters.identifiers == [ImageProcessors.Adjust(brightness: 102).identifier])
+        #expect(try Self.reading("brightness(400)").options.filters.identifiers == [ImageProcessors.Adjust(brightness: 255).identifier])
+        #expect(try Self.reading("contrast(0)").options.filters.isEmpty)
+        #expect(try Self.reading("sharpen(2,1,true)").options.filters.identifiers == [ImageProcessors.UnsharpMask(sigma: 1, amount: 2).identifier])
+        #expect(try Self.reading("quality(0)").options.quality == nil)
+        #expect(try Self.reading("focal(10x20:30x40)").options.layout.gravity == .focusPixel(x: 20, y: 30))
+    }
+
+    /// Arguments are split at commas outside brackets, parentheses and quotes, and filters at
+    /// `):`, as thumbor splits them: a curve's points and a quoted URL with commas stay whole.
+    @Test func argumentsAreSplitAsThumborSplitsThem() throws {
+        let path = try ThumborPath("/unsafe/filters:curve([(0,0),(255,255)],[(0,50)],[],[(9,9)]):watermark('example.com/a,b.png',0,0,50)/example.com/a.jpg")
+        #expect(path.filters.map(\.name) == ["curve", "watermark"])
+        #expect(path.filters[0].arguments == ["[(0,0),(255,255)]", "[(0,50)]", "[]", "[(9,9)]"])
+        #expect(path.filters[1].arguments == ["'example.com/a,b.png'", "0", "0", "50"])
+    }
+
+    /// `extract_focal()`: the image is a thumbor URL with a crop; its own image is loaded, and the
+    /// crop's centre is the focus.
+    @Test func extractFocalLoadsTheInnerImageAroundItsCrop() throws {
+        let reading = try Self.reading("extract_focal()", image: "localhost:8888/unsafe/100x150:300x200/images.example.com/a.jpg")
+        #expect(reading.source.absoluteString == "http://images.example.com/a.jpg")
+        #expect(reading.options.layout.gravity == .focusPixel(x: 200, y: 175))
+        #expect(reading.skipped.isEmpty)
+        let plain = try Self.reading("extract_focal()", image: "images.example.com/a.jpg")
+        #expect(plain.source.absoluteString == "http://images.example.com/a.jpg" && plain.skipped.count == 1)
+    }
+
+    /// End to end: the image is served, and what was skipped is said in a header and the log;
+    /// `max_age` sets the answer's caching.
+    @Test func theAnswerSaysWhatWasSkipped() async throws {
+        try await withProxyFixture(configure: { $0.allowsUnsignedURLs = true }) { fixture in
+            fixture.origin.serve("/a.png", .image(try TestImages.texture(width: 120, height: 80, format: .png)))
+            let host = fixture.origin.url("/a.png").absoluteString.replacingOccurrences(of: "http://", with: "")
+            let reply = try await fixture.get("/unsafe/60x40/filters:redeye():rotate(91):max_age(60)/\(host)")
+            #expect(reply.status == 200)
+            let said = try #require(reply.header("Magpie-Skipped"))
+            #expect(said.contains("redeye: needs an eye detector") && said.contains("rotate(91)"))
+            #expect(reply.header("Cache-Control") == "public, max-age=60")
+            let logged = fixture.log.messages(atLeast: .info).compactMap { $0.metadata["skipped"] }
+            #expect(logged.contains(said))
+            let clean = try await fixture.get("/unsafe/60x40/filters:blur(1)/\(host)")
+            #expect(clean.status == 200 && clean.header("Magpie-Skipped") == nil)
+            #expect(clean.header("Cache-Control")?.hasPrefix("public, max-age=86400") == true)
+        }
+    }
+}
