@@ -585,6 +585,24 @@ magpie_status magpie_run_operation(VipsImage *rgba, int opaque, const magpie_pro
         }
         failed = unsharp(rgba, opaque, options->sigma, options->amount, out);
         break;
+    case MAGPIE_OPERATION_LINEAR:
+    case MAGPIE_OPERATION_LOOKUP:
+    case MAGPIE_OPERATION_EQUALIZE:
+    case MAGPIE_OPERATION_NOISE:
+    case MAGPIE_OPERATION_CONVOLVE:
+    case MAGPIE_OPERATION_SATURATE:
+        if (options->operation == MAGPIE_OPERATION_CONVOLVE &&
+            !(options->matrix && options->matrix_columns >= 1 && options->matrix_columns <= 25 && options->matrix_rows >= 1 &&
+              options->matrix_rows <= 25)) {
+            magpie_set_error(error, error_length, "a convolution matrix is 1x1 to 25x25");
+            return MAGPIE_STATUS_FAILED;
+        }
+        if (options->operation == MAGPIE_OPERATION_LOOKUP && !options->lookup) {
+            magpie_set_error(error, error_length, "no lookup table");
+            return MAGPIE_STATUS_FAILED;
+        }
+        failed = magpie_tone(rgba, opaque, options, out);
+        break;
     case MAGPIE_OPERATION_EMBED: {
         int width = vips_image_get_width(rgba), height = vips_image_get_height(rgba);
         if (options->width < width || options->height < height || options->x < 0 || options->y < 0 ||

@@ -92,6 +92,10 @@ typedef struct {
 magpie_status magpie_run_operation(VipsImage *rgba, int opaque, const magpie_process_options *options, magpie_crop_box *box,
                          VipsImage **out, char *error, size_t error_length);
 
+/// The tone operations (linear, lookup, equalize, noise, convolve) on a still or one frame
+/// (tone.c): the colour bands change, alpha is kept (convolve changes it too unless `opaque`).
+int magpie_tone(VipsImage *rgba, int opaque, const magpie_process_options *options, VipsImage **out);
+
 /// Prepares `image` to render the `frames` frames stacked in `strip` one at a time, each
 /// through `options` (NULL: as they are). `pixels` is the strip's memory when the frames are
 /// already decoded (processing), NULL when `strip` decodes them. `opaque` is 1 or 0 when

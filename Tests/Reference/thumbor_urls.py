@@ -73,7 +73,9 @@ def main():
         # Near the left edge the crop stops at it.
         ("focal at an edge", dict(width=300, height=300, smart=True, filters=["focal(100x100:300x300)"]),
          dict(width=300, height=300, window=[0, 0, 800, 800])),
-        ("refused filter", dict(width=300, height=200, filters=["equalize()"]), dict(status=400, message="equalize")),
+        ("refused filter", dict(width=300, height=200, filters=["autojpg()"]), dict(status=400, message="autojpg")),
+        # thumbor skips a filter it does not have and serves the image.
+        ("skipped filter", dict(width=300, height=200, filters=["redeye()"]), dict(width=300, height=200, window=[0, 0, 1200, 800])),
         # Watermarks on 300x200 (thumbor's watermark filter): x and y from the left and top, negative
         # from the right and bottom, center rounds down.
         ("watermark", dict(width=300, height=200, filters=[f"watermark({mark},10,5,0)"]), dict(width=300, height=200, mark=[10, 5, 50, 25, *magenta])),

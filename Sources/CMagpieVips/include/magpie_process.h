@@ -33,6 +33,21 @@ typedef enum {
     /// Unsharp mask on every colour band: the image plus `amount` times its difference from a
     /// Gaussian blur of `sigma`.
     MAGPIE_OPERATION_UNSHARP = 11,
+    /// Each colour band times `scale[band]` plus `offset[band]`.
+    MAGPIE_OPERATION_LINEAR = 12,
+    /// Each colour band's levels through its 256-entry table in `lookup` (red's, green's, blue's).
+    MAGPIE_OPERATION_LOOKUP = 13,
+    /// Each colour band's histogram spread over 0...255 (its lowest level present becomes 0).
+    MAGPIE_OPERATION_EQUALIZE = 14,
+    /// The same random level, Gaussian with standard deviation `sigma` and seeded by `seed`,
+    /// added to every colour band of a pixel.
+    MAGPIE_OPERATION_NOISE = 15,
+    /// The colour bands (and alpha, unless the image is opaque) convolved with the
+    /// `matrix_columns` x `matrix_rows` weights in `matrix`, row by row; edges repeat.
+    MAGPIE_OPERATION_CONVOLVE = 16,
+    /// Each colour band moved from the pixel's perceived brightness, √(.299r² + .587g² + .114b²),
+    /// by `amount` times its distance (thumbor's saturation; 0 is grey, 1 leaves it).
+    MAGPIE_OPERATION_SATURATE = 17,
 } magpie_operation;
 
 typedef struct {
@@ -73,6 +88,17 @@ typedef struct {
     double saturation;
     /// Unsharp: how much of the difference from the blur is added, 0...10.
     double amount;
+    /// Linear: per colour band.
+    double scale[3];
+    double offset[3];
+    /// Lookup: 3 x 256 levels.
+    const unsigned char *lookup;
+    /// Noise: the generator's seed.
+    int seed;
+    /// Convolve: the weights, at most 25 x 25.
+    const double *matrix;
+    int matrix_columns;
+    int matrix_rows;
 } magpie_process_options;
 
 /// Prepares `options`' operation on the RGBA8 (straight alpha) bitmap `pixels`: `frames`

@@ -34,6 +34,11 @@ struct ProxyOptionsPage {
         "240x160/filters:rotate(90)", "240x160/filters:quality(30):format(webp)", "480x320/filters:proportion(0.5)",
         "240x160/filters:sharpen(2,1,true):background_color(ffffff)", "2400x1600/filters:no_upscale()",
         "240x240/filters:focal(300x100:400x200)", "origx160", "trim:bottom-right/240x0",
+        "fit-in/240x240/filters:upscale()", "240x240/filters:stretch()", "240x160/filters:max_age(60)",
+        "240x160/filters:rgb(20,-10,0)", "240x160/filters:colorize(30,20,10,ff8800)", "240x160/filters:saturation(2)",
+        "240x160/filters:equalize()", "240x160/filters:noise(40,1)",
+        "240x160/filters:curve([(0,0),(96,160),(255,255)],[(0,20),(255,235)],[(0,0),(255,255)],[(0,0),(128,96),(255,255)])",
+        "240x160/filters:convolution(-1;-1;-1;-1;8;-1;-1;-1;-1,3,false)", "240x160/filters:redeye():blur(1)",
     ]
 
     /// A thumbor URL's path for `options`, signed.

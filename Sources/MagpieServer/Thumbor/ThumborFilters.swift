@@ -9,7 +9,7 @@ enum ThumborFilters {
     /// Every built-in filter by name.
     static let all: [String: Apply] = {
         var table: [String: Apply] = [:]
-        for (name, apply) in geometry + pixels + output + notYet {
+        for (name, apply) in geometry + pixels + tone + output + notYet {
             precondition(table[name] == nil, "thumbor's filter '\(name)' is read twice")
             table[name] = apply
         }
@@ -27,7 +27,7 @@ enum ThumborFilters {
     }
 
     /// Built-in filters Magpie does not carry out yet: a 400 that names them, until they are.
-    private static let notYet: [(String, Apply)] = ["equalize", "noise", "saturation", "rgb", "convolution", "curve", "colorize", "frame", "autojpg"]
+    private static let notYet: [(String, Apply)] = ["frame", "autojpg"]
         .map { name in
             (name, { arguments, _ throws(ThumborFilterFailure) in
                 throw .refuse(.malformed("thumbor's filter '\(arguments.filter.name)' is not supported by Magpie yet"))
