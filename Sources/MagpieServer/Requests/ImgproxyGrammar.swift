@@ -33,23 +33,39 @@ struct ImgproxyGrammar: ProxyGrammar {
         return ProxyURL(options: options, source: path.source, sourceStem: path.sourceStem)
     }
 
+    /// imgproxy's: a source it cannot reach is not found (404), as is one that is not allowed;
+    /// what the origin answers 4xx keeps its status, 5xx is a 502.
     func status(for error: MagpieError) -> Int {
-        FailureResponse.status(for: error)
+        switch error {
+        case .httpStatus(let code, _): (400..<500).contains(code) ? code : code >= 500 ? 502 : 404
+        case .invalidURL, .sourceNotAllowed, .network, .tooManyRedirects: 404
+        default: FailureResponse.status(for: error)
+        }
+    }
+
+    /// imgproxy answers every URL it cannot read (a bad option, an expired URL) and a source it
+    /// does not allow with a 404, and a signature with a 403.
+    func status(for error: ProxyURLError) -> Int {
+        switch error.kind {
+        case .malformed, .source, .expired: 404
+        case .signature: 403
+        case .other: error.status
+        }
     }
 
     /// With keys, only a valid signature (or, when unsigned URLs are allowed, `unsafe` or `_`);
     /// without keys and with unsigned URLs allowed, any segment, as imgproxy without a key.
     private func checkSignature(_ signature: String, for signedPart: String) throws(ProxyURLError) {
         if signer.keys.isEmpty {
-            guard allowsUnsignedURLs else { throw .forbidden("unsigned URLs are not accepted here") }
+            guard allowsUnsignedURLs else { throw .badSignature("unsigned URLs are not accepted here") }
             return
         }
         if signature == "unsafe" || signature == "_" {
-            guard allowsUnsignedURLs else { throw .forbidden("unsigned URLs are not accepted here") }
+            guard allowsUnsignedURLs else { throw .badSignature("unsigned URLs are not accepted here") }
             return
         }
         guard signer.isValid(signature, for: signedPart) else {
-            throw .forbidden("the signature does not match the URL")
+            throw .badSignature("the signature does not match the URL")
         }
     }
 }

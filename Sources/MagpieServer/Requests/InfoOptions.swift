@@ -1,7 +1,7 @@
 import Magpie
 
 /// What an imgproxy `/info` URL (`/info/%signature/%info_options/%source`) asks to know of a
-/// source, with imgproxy's option names; an option Magpie does not answer is a 400 naming it.
+/// source, with imgproxy's option names; an option Magpie does not answer is refused by name.
 struct InfoOptions: Sendable, Hashable {
     var size = true
     var format = true

@@ -64,7 +64,7 @@ extension OptionParser {
     private static func expires(_ option: OptionValues, _ reading: inout Reading, _ parser: OptionParser) throws(ProxyURLError) {
         guard option.values.count == 1, let seconds = Int(option.values[0]) else { throw option.failure("expires takes a Unix time in seconds") }
         if seconds > 0, Double(seconds) < parser.now().timeIntervalSince1970 {
-            throw ProxyURLError(status: 410, message: "the URL expired at \(Date(timeIntervalSince1970: Double(seconds)))")
+            throw ProxyURLError.expired("the URL expired at \(Date(timeIntervalSince1970: Double(seconds)))")
         }
         reading.options.expires = seconds > 0 ? seconds : nil
     }

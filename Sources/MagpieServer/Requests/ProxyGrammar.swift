@@ -15,6 +15,9 @@ protocol ProxyGrammar: Sendable {
     /// The status a failure to make the image is answered with, as this grammar's server answers it.
     func status(for error: MagpieError) -> Int
 
+    /// The status a URL that is not accepted is answered with, as this grammar's server answers it.
+    func status(for error: ProxyURLError) -> Int
+
     /// The operator's watermark opacity, multiplying the URL's.
     var watermarkOpacity: Double { get }
 

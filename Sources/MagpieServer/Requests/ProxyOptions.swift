@@ -62,7 +62,7 @@ public struct ProxyOptions: Sendable, Hashable {
 
 extension ProxyOptions {
     /// The box (times pixel ratio and zoom) and the padding within `limits`, so a URL asking for
-    /// more is a 400 before anything is fetched; both grammars check here.
+    /// more is refused before anything is fetched; both grammars check here.
     func checkSize(_ limits: ProcessingLimits) throws(ProxyURLError) {
         let padding = layout.padding
         guard Double(padding.left + padding.right) * layout.dpr <= Double(limits.maximumDimension),

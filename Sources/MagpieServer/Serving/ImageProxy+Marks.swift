@@ -19,7 +19,7 @@ extension ImageProxy {
             throw .malformed("the URL asks for the operator's watermark, and none is configured (IMGPROXY_WATERMARK_PATH)")
         case .url(let url):
             if case .failure(let refusal) = Result(catching: { () throws(MagpieError) in try configuration.sources.check(url) }) {
-                throw .forbidden("the watermark: \(refusal.description)")
+                throw .sourceNotAllowed("the watermark: \(refusal.description)")
             }
             return (nil, watermark.mark)
         case .text:

@@ -5,14 +5,20 @@ import Magpie
 /// rules, the render plan, the encoding and the cache key) is the same for every grammar.
 extension ImageProxy {
     func prepare(_ request: ProxyRequest) -> Preparation {
+        let grammar: any ProxyGrammar, pathOnly: String
         do throws(ProxyURLError) {
-            let (kind, pathOnly) = try grammar(of: Self.pathOnly(request.path))
-            let grammar = grammars.for(kind)
+            let kind: URLGrammar
+            (kind, pathOnly) = try self.grammar(of: Self.pathOnly(request.path))
+            grammar = grammars.for(kind)
+        } catch {
+            return .answered((failure(error.status, error.message), StageTimings(), nil))
+        }
+        do throws(ProxyURLError) {
             let url = try grammar.read(pathOnly)
             let (options, source) = (url.options, url.source)
             let plan = RenderPlan(options, limits: configuration.limits, watermarkOpacity: grammar.watermarkOpacity)
             if case .failure(let refusal) = Result(catching: { () throws(MagpieError) in try configuration.sources.check(source) }) {
-                throw ProxyURLError.forbidden(refusal.description)
+                throw ProxyURLError.sourceNotAllowed(refusal.description)
             }
             let (mark, pendingMark) = try watermarkMark(options.watermark)
             // A mark to fetch or draw is not needed to name the result, only to make it: the key
@@ -36,10 +42,9 @@ extension ImageProxy {
             }
             return .needsWork(work)
         } catch {
-            return .answered((failure(error.status, error.message), StageTimings(), nil))
+            return .answered((failure(grammar.status(for: error), error.message), StageTimings(), nil))
         }
     }
-
 
     /// Which grammar a path is written in, and the path without a mount prefix. With prefixes
     /// configured, a path under neither is not found.

@@ -35,6 +35,14 @@ struct ThumborGrammar: ProxyGrammar {
         }
     }
 
+    /// thumbor's handler answers a source its loader does not allow, like any URL it refuses, 400.
+    func status(for error: ProxyURLError) -> Int {
+        switch error.kind {
+        case .malformed, .signature, .source: 400
+        case .expired, .other: error.status
+        }
+    }
+
     /// A missing, unsafe-but-not-allowed or wrong signature is a 400 (its handler's "Malformed
     /// URL"), where imgproxy's URLs get a 403.
     private func checkSignature(_ signature: String, for signedPart: String) throws(ProxyURLError) {

@@ -144,13 +144,13 @@ struct ProxyLoadTests {
             let path = fixture.path("/a.jpg", "s:100")
             _ = try await fixture.get(path, headers: ["X-Request-Id": "req-42"])
             _ = try await fixture.get(path)
-            // Signed, so the signature passes and the source is what is wrong: a 400.
+            // Signed, so the signature passes and the source is what is wrong: imgproxy's 404.
             let signer = URLSigner(keys: [try SigningKey(keyHex: ProxyFixture.key, saltHex: ProxyFixture.salt)])
             _ = try await fixture.get(signer.sign("/s:1/plain/x"))
             let metrics = try await fixture.get("/metrics")
             #expect(metrics.header("Content-Type")?.hasPrefix("text/plain; version=0.0.4") == true)
             #expect(try await fixture.metric("magpie_proxy_requests_total{status=\"200\"}") == 2)
-            #expect(try await fixture.metric("magpie_proxy_requests_total{status=\"400\"}") == 1)
+            #expect(try await fixture.metric("magpie_proxy_requests_total{status=\"404\"}") == 1)
             #expect(try await fixture.metric("magpie_proxy_cache_hits_total{tier=\"memory\"}") == 1)
             #expect(try await fixture.metric("magpie_proxy_requests_in_flight") == 0)
             for stage in ["queue", "download", "decode", "encode"] {

@@ -83,7 +83,7 @@ struct ServingImagesArticleTests {
             #expect((image.width, image.height) == (128, 128))
 
             let elsewhere = URL(string: "http://localhost:\(origin.port)/ada.png")!
-            #expect(try await get(avatarURL(of: elsewhere, proxyBase: images, signer: signer)).0 == 403)
+            #expect(try await get(avatarURL(of: elsewhere, proxyBase: images, signer: signer)).0 == 404)
             #expect(try await get(images + "/health").0 == 200)
             #expect(try await get(avatarURL(of: origin.url("/ada.png"), proxyBase: base, signer: signer)).0 == 404, "only under /images")
         } catch {
