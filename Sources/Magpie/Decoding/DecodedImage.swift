@@ -25,6 +25,9 @@ public struct DecodedImage: Sendable {
     public let sourceWidth: Int
     /// See ``sourceWidth``.
     public let sourceHeight: Int
+    /// The EXIF orientation the decoder turned the image upright from, 1...8 (1: none, or a HEIF,
+    /// which libheif turns by its own transforms).
+    public let sourceOrientation: Int
     /// The whole upright image's size when the decoder decoded it at a reduced scale for the
     /// resize that follows (``DecodingOptions/resizeFirst``); `nil` when the pixels are the
     /// image at the size it was decoded to. The resize sizes its output from it.
@@ -50,7 +53,7 @@ public struct DecodedImage: Sendable {
     public init(
         width: Int, height: Int, pixels: [UInt8], sourceFormat: ImageFormat = .unknown,
         sourceWidth: Int? = nil, sourceHeight: Int? = nil, animation: Animation? = nil,
-        firstFrameReason: FirstFrameReason? = nil, fullSize: Size? = nil, copyright: String? = nil
+        firstFrameReason: FirstFrameReason? = nil, fullSize: Size? = nil, copyright: String? = nil, sourceOrientation: Int = 1
     ) {
         let frames = animation?.frameCount ?? 1
         precondition(frames > 0, "an animation has at least one frame")
@@ -65,6 +68,7 @@ public struct DecodedImage: Sendable {
         self.firstFrameReason = firstFrameReason
         self.fullSize = fullSize
         self.copyright = copyright
+        self.sourceOrientation = (1...8).contains(sourceOrientation) ? sourceOrientation : 1
     }
 
     /// Memory the pixels take, every frame counted: the image's cost in the memory cache.
@@ -83,7 +87,8 @@ public struct DecodedImage: Sendable {
         let size = width * height * 4
         return DecodedImage(
             width: width, height: height, pixels: Array(pixels[index * size..<(index + 1) * size]),
-            sourceFormat: sourceFormat, sourceWidth: sourceWidth, sourceHeight: sourceHeight, copyright: copyright)
+            sourceFormat: sourceFormat, sourceWidth: sourceWidth, sourceHeight: sourceHeight, copyright: copyright,
+            sourceOrientation: sourceOrientation)
     }
 
     /// The image made by `transform`ing each frame as a still, with this image's timing: the
@@ -109,7 +114,8 @@ public struct DecodedImage: Sendable {
         let (width, height) = size ?? (width, height)
         return DecodedImage(
             width: width, height: height, pixels: pixels, sourceFormat: sourceFormat, sourceWidth: sourceWidth,
-            sourceHeight: sourceHeight, animation: animation, firstFrameReason: firstFrameReason, copyright: copyright)
+            sourceHeight: sourceHeight, animation: animation, firstFrameReason: firstFrameReason, copyright: copyright,
+            sourceOrientation: sourceOrientation)
     }
 
     /// The RGBA value at `(x, y)` of the first frame.

@@ -46,7 +46,8 @@ public struct VipsDecoder: ImageDecoding {
             return DecodedImage(
                 width: image.width, height: image.height, pixels: image.pixels, sourceFormat: image.sourceFormat,
                 sourceWidth: image.sourceWidth, sourceHeight: image.sourceHeight, animation: image.animation,
-                firstFrameReason: image.firstFrameReason, fullSize: wholeSize, copyright: image.copyright)
+                firstFrameReason: image.firstFrameReason, fullSize: wholeSize, copyright: image.copyright,
+                sourceOrientation: image.sourceOrientation)
         }
         if let box = decoding.thumbnail, box.fit == .crop {
             // Nothing to downsample: the whole image, then the box cut from its centre.
@@ -102,7 +103,8 @@ public struct VipsDecoder: ImageDecoding {
                 sourceWidth: Int(image.source.width), sourceHeight: Int(image.source.height), animation: Self.animation(of: image),
                 firstFrameReason: Self.firstFrameReason(image, decoding: decoding),
                 fullSize: image.full_width > 0 ? DecodedImage.Size(width: Int(image.full_width), height: Int(image.full_height)) : nil,
-                copyright: Self.copyright(image.source)))
+                copyright: Self.copyright(image.source),
+                sourceOrientation: ImageFormat(shimCode: image.source.format) == .heif ? 1 : Int(image.source.orientation)))
         }
         return try outcome.get()
     }

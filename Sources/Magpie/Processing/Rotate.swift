@@ -46,3 +46,35 @@ extension ImageProcessors {
         }
     }
 }
+
+extension ImageProcessors {
+    /// Turns a decoded image back to the way its file stores it, undoing the EXIF orientation
+    /// the decoder applied (``DecodedImage/sourceOrientation``): imgproxy's `auto_rotate:0`.
+    /// Run it first; an image without an orientation is left as it is.
+    public struct StoredOrientation: ImageProcessing, Hashable {
+        public init() {}
+
+        public var identifier: String { "magpie.stored-orientation/1" }
+
+        public func process(_ image: DecodedImage) throws(MagpieError) -> DecodedImage {
+            // Each orientation's inverse: mirrorings and the transposes are their own inverses,
+            // a quarter turn is undone by three more.
+            let (mirror, degrees): (Bool, Int) =
+                switch image.sourceOrientation {
+                case 2: (true, 0)
+                case 3: (false, 180)
+                case 4: (false, 0)
+                case 5: (true, 270)
+                case 6: (false, 270)
+                case 7: (true, 90)
+                case 8: (false, 90)
+                default: (false, 0)
+                }
+            var result = image
+            if image.sourceOrientation == 4 { result = try Flip(horizontal: false, vertical: true).process(result) }
+            if mirror { result = try Flip(horizontal: true, vertical: false).process(result) }
+            if let turn = Rotate(degrees: degrees) { result = try turn.process(result) }
+            return result
+        }
+    }
+}

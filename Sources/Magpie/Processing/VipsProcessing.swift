@@ -41,6 +41,7 @@ extension DecodedImage {
     func replacingPixels(_ pixels: [UInt8], width: Int, height: Int) -> DecodedImage {
         DecodedImage(
             width: width, height: height, pixels: pixels, sourceFormat: sourceFormat, sourceWidth: sourceWidth,
-            sourceHeight: sourceHeight, animation: animation, firstFrameReason: firstFrameReason, copyright: copyright)
+            sourceHeight: sourceHeight, animation: animation, firstFrameReason: firstFrameReason, copyright: copyright,
+            sourceOrientation: sourceOrientation)
     }
 }

@@ -48,13 +48,14 @@ final class ProcessImage: Sendable {
         return made
     }
 
-    /// Runs a processor, naming it in any failure that does not already.
+    /// Runs a processor, naming it in any failure that does not already. A processor that
+    /// refuses its input as too large (as a decoder would) is passed on as it said.
     static func run(_ processor: some ImageProcessing, on image: DecodedImage) throws(MagpieError) -> DecodedImage {
         do {
             return try processor.process(image)
         } catch {
             switch error {
-            case .processingFailed, .outputTooLarge, .cancelled: throw error
+            case .processingFailed, .outputTooLarge, .cancelled, .imageTooLarge, .animationTooLarge: throw error
             default: throw .processingFailed(processor: processor.identifier, reason: error.description)
             }
         }

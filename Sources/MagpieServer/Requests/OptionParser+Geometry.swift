@@ -74,7 +74,7 @@ extension OptionParser {
     }
 
     private static func autoRotate(_ option: OptionValues, _ reading: inout Reading, _ parser: OptionParser) throws(ProxyURLError) {
-        guard try option.bool() else { throw option.failure("Magpie always applies the EXIF orientation; auto_rotate:0 is not supported") }
+        reading.options.autoRotates = try option.bool()
     }
 
     private static func rotate(_ option: OptionValues, _ reading: inout Reading, _ parser: OptionParser) throws(ProxyURLError) {

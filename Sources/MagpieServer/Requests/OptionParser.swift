@@ -11,9 +11,12 @@ struct OptionParser: Sendable {
     let limits: ProcessingLimits
     /// For `expires`.
     var now: @Sendable () -> Date = { Date() }
+    /// The operator's limits that security options may lower.
+    var security = Security()
 
     func parse(_ segments: [String]) throws(ProxyURLError) -> ProxyOptions {
         var reading = Reading()
+        reading.options.limits.resultDimension = security.resultDimension
         if let preset = presets["default"] {
             try apply(preset, to: &reading, presetsInUse: ["default"])
         }
@@ -56,7 +59,7 @@ struct OptionParser: Sendable {
     /// Every option's reader by each of its names (imgproxy's long and short ones).
     private static let readers: [String: Reader] = {
         var table: [String: Reader] = [:]
-        for (names, reader) in geometryReaders + outputReaders + effectReaders + refusedReaders {
+        for (names, reader) in geometryReaders + outputReaders + effectReaders + securityReaders + refusedReaders {
             for name in names {
                 precondition(table[name] == nil, "option '\(name)' is read twice")
                 table[name] = reader
@@ -67,8 +70,7 @@ struct OptionParser: Sendable {
 
     /// Options imgproxy has that Magpie does not carry out yet: a 400 naming them.
     private static let refusedReaders: [(names: [String], read: Reader)] = [
-        (["preserve_hdr", "ph", "enforce_thumbnail", "eth", "max_src_resolution", "msr", "max_src_file_size", "msfs",
-          "max_animation_frames", "maf", "max_animation_frame_resolution", "mafr", "max_result_dimension", "mrd"],
+        (["preserve_hdr", "ph", "enforce_thumbnail", "eth"],
          { option, _, _ throws(ProxyURLError) in throw ProxyURLError.malformed("the option '\(option.name)' is not supported by Magpie yet") }),
     ]
 

@@ -14,6 +14,9 @@ public struct ProxyOptions: Sendable, Hashable {
 
     /// Size, crops, orientation and canvases.
     public var layout = Layout()
+    /// Turn the source upright by its EXIF orientation before anything else (imgproxy's
+    /// `auto_rotate`); off, the image is processed as its file stores it.
+    public var autoRotates = true
     /// 1...100; `nil` uses the server's default.
     public var quality: Int?
     /// Quality for particular output formats, over ``quality``.
@@ -53,6 +56,8 @@ public struct ProxyOptions: Sendable, Hashable {
     public var maxAge: Int?
     /// Seconds since 1970 after which the URL is refused.
     public var expires: Int?
+    /// The URL's own limits, below the operator's.
+    public var limits = URLLimits()
     /// Only changes the URL, so caches in front hold it apart.
     public var cacheBuster: String?
 

@@ -16,6 +16,8 @@ struct RenderPlan: Sendable {
     init(_ options: ProxyOptions, limits: ProcessingLimits, watermarkOpacity: Double = 1) {
         let filters = options.filters.processors
         var processors: [any ImageProcessing] = []
+        if options.limits.limitsSource { processors.append(URLSourceCheck(limits: options.limits)) }
+        if !options.autoRotates { processors.append(ImageProcessors.StoredOrientation()) }
         // The first frame needs no processor: the decoder reads only it.
         if let page = options.page, page > 0 { processors.append(ImageProcessors.Frame(page)) }
         if options.layout != Layout() || !filters.isEmpty {
@@ -23,6 +25,10 @@ struct RenderPlan: Sendable {
         }
         if options.turn != 0, let turn = ImageProcessors.Rotate(degrees: options.turn) {
             processors.append(turn)
+        }
+        if let side = options.limits.resultDimension {
+            // The result as a whole, canvases and padding with it, as imgproxy scales them.
+            processors.append(ImageProcessors.Resize(width: side, height: side, fit: .fit, upscale: false))
         }
         if var background = options.background {
             background.alpha = UInt8((options.backgroundAlpha * 255).rounded())

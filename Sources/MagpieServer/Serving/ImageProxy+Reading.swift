@@ -31,7 +31,7 @@ extension ImageProxy {
                 keepsCopyright: options.keepsCopyright)
             let key = pipeline.configuration.encodedImageKey(for: imageRequest, encoding: encoding)
             let work = Work(
-                grammar: grammar, reply: url.reply, skipped: url.skipped, maxAge: options.maxAge, request: imageRequest, pendingMark: pendingMark, plan: plan, encoding: encoding,
+                grammar: grammar, reply: url.reply, skipped: url.skipped, maxAge: options.maxAge, sourceByteLimit: options.limits.sourceBytes, request: imageRequest, pendingMark: pendingMark, plan: plan, encoding: encoding,
                 servesSourceAlways: options.raw, servesSourceIn: options.skipProcessing,
                 filename: options.filename ?? url.sourceStem, attachment: options.returnAttachment,
                 sourceKey: pipeline.configuration.cacheKey(source), variant: key.variant,

@@ -44,7 +44,11 @@ public final class ImageProxy: Sendable {
         for (name, options) in configuration.presets {
             presets[name] = options.split(separator: "/").map(String.init)
         }
-        let parser = OptionParser(presets: presets, limits: configuration.limits, now: configuration.pipeline.wallClock)
+        let security = OptionParser.Security(
+            allowsURLOptions: configuration.allowsSecurityOptions, sourcePixels: configuration.pipeline.maximumPixels,
+            sourceBytes: configuration.pipeline.maximumResponseBytes, animationFrames: configuration.pipeline.maximumAnimationFrames,
+            resultDimension: configuration.maximumResultDimension)
+        let parser = OptionParser(presets: presets, limits: configuration.limits, now: configuration.pipeline.wallClock, security: security)
         for (name, segments) in presets {
             do {
                 _ = try parser.parse(segments)
@@ -59,7 +63,7 @@ public final class ImageProxy: Sendable {
                 allowsUnsignedURLs: configuration.allowsUnsignedURLs, watermarkOpacity: configuration.watermarkOpacity),
             thumbor: ThumborGrammar(
                 signer: ThumborSigner(keys: configuration.thumborSecurityKeys), limits: configuration.limits,
-                allowsUnsignedURLs: configuration.allowsUnsignedURLs))
+                allowsUnsignedURLs: configuration.allowsUnsignedURLs, maximumResultDimension: configuration.maximumResultDimension))
         metricsRegistry = PrometheusCollectorRegistry()
         metrics = ProxyMetrics(registry: metricsRegistry)
         var pipelineConfiguration = configuration.pipeline
@@ -159,6 +163,8 @@ public final class ImageProxy: Sendable {
         let skipped: [String]
         /// The URL's own `max_age`, over the server's.
         let maxAge: Int?
+        /// The URL's own limit on the source's bytes, below the operator's.
+        let sourceByteLimit: Int?
         var request: ImageRequest
         /// A watermark's mark still to be fetched or drawn, and the plan that lays it.
         let pendingMark: WatermarkOptions.Mark?
@@ -244,6 +250,10 @@ public final class ImageProxy: Sendable {
                 let original = try await timings.measure(.download) { () throws(MagpieError) in try await pipeline.data(for: work.request) }
                 let etag = work.etag(sourceValidator: try await sourceValidator(of: original))
                 if Validators.matches(ifNoneMatch, etag) { return (notModified(etag: etag, work: work), timings, nil) }
+            }
+            if let limit = work.sourceByteLimit {
+                let original = try await timings.measure(.download) { () throws(MagpieError) in try await pipeline.data(for: work.request) }
+                guard original.data.count <= limit else { throw MagpieError.responseTooLarge(limit: limit) }
             }
             if let pending = work.pendingMark {
                 let mark: ImageProcessors.Watermark.Mark

@@ -17,6 +17,9 @@ extension ProxyConfiguration {
     /// | `imgproxy.max.src.resolution` | `IMGPROXY_MAX_SRC_RESOLUTION` | megapixels |
     /// | `max.pixels` | `MAX_PIXELS` | thumbor's source limit in pixels (`75e6`); after `IMGPROXY_MAX_SRC_RESOLUTION` |
     /// | `imgproxy.max.src.file.size` | `IMGPROXY_MAX_SRC_FILE_SIZE` | bytes (0 keeps Magpie's limit) |
+    /// | `imgproxy.max.animation.frames` | `IMGPROXY_MAX_ANIMATION_FRAMES` | frames of an animated source |
+    /// | `imgproxy.max.result.dimension` | `IMGPROXY_MAX_RESULT_DIMENSION` | ``maximumResultDimension`` (0: none) |
+    /// | `imgproxy.allow.security.options` | `IMGPROXY_ALLOW_SECURITY_OPTIONS` | ``allowsSecurityOptions`` |
     /// | `imgproxy.ttl` | `IMGPROXY_TTL` | ``cacheMaxAge`` in seconds |
     /// | `imgproxy.quality` | `IMGPROXY_QUALITY` | ``defaultQuality`` |
     /// | `imgproxy.format.quality` | `IMGPROXY_FORMAT_QUALITY` | `jpeg=80,webp=75` |
@@ -51,6 +54,17 @@ extension ProxyConfiguration {
         if let bytes = try Self.whole(settings, "imgproxy.max.src.file.size", "IMGPROXY_MAX_SRC_FILE_SIZE") {
             guard bytes >= 0 else { throw Self.invalid("IMGPROXY_MAX_SRC_FILE_SIZE", "is bytes, 0 for Magpie's limit") }
             if bytes > 0 { pipeline.maximumResponseBytes = bytes }
+        }
+        if let frames = try Self.whole(settings, "imgproxy.max.animation.frames", "IMGPROXY_MAX_ANIMATION_FRAMES") {
+            guard frames >= 1 else { throw Self.invalid("IMGPROXY_MAX_ANIMATION_FRAMES", "is frames, 1 or more") }
+            pipeline.maximumAnimationFrames = frames
+        }
+        if let side = try Self.whole(settings, "imgproxy.max.result.dimension", "IMGPROXY_MAX_RESULT_DIMENSION") {
+            guard side >= 0 else { throw Self.invalid("IMGPROXY_MAX_RESULT_DIMENSION", "is pixels, 0 for none") }
+            maximumResultDimension = side > 0 ? side : nil
+        }
+        if let allowed = try Self.boolean(settings, "imgproxy.allow.security.options", "IMGPROXY_ALLOW_SECURITY_OPTIONS") {
+            allowsSecurityOptions = allowed
         }
         if let seconds = try Self.whole(settings, "imgproxy.ttl", "IMGPROXY_TTL") {
             guard seconds >= 0 else { throw Self.invalid("IMGPROXY_TTL", "is seconds, 0 or more") }
@@ -100,6 +114,16 @@ extension ProxyConfiguration {
         return value
     }
 
+    /// A switch in Go's boolean spellings, as imgproxy reads them; `nil` when unset.
+    private static func boolean(_ settings: ConfigReader, _ key: String, _ name: String) throws(ProxyConfigurationError) -> Bool? {
+        guard let text = settings.string(forKey: ConfigKey(key)), !text.isEmpty else { return nil }
+        switch text {
+        case "1", "t", "T", "true", "TRUE", "True": return true
+        case "0", "f", "F", "false", "FALSE", "False": return false
+        default: throw invalid(name, "is true or false")
+        }
+    }
+
     /// imgproxy's switches for source addresses beyond the public ones (Go's boolean spellings).
     private mutating func readAddressRanges(_ settings: ConfigReader) throws(ProxyConfigurationError) {
         let switches: [(key: String, name: String, range: AddressPolicy.Ranges)] = [
@@ -108,13 +132,7 @@ extension ProxyConfiguration {
             ("imgproxy.allow.link.local.source.addresses", "IMGPROXY_ALLOW_LINK_LOCAL_SOURCE_ADDRESSES", .linkLocal),
         ]
         for item in switches {
-            guard let text = settings.string(forKey: ConfigKey(item.key)), !text.isEmpty else { continue }
-            let allowed: Bool
-            switch text {
-            case "1", "t", "T", "true", "TRUE", "True": allowed = true
-            case "0", "f", "F", "false", "FALSE", "False": allowed = false
-            default: throw Self.invalid(item.name, "is true or false")
-            }
+            guard let allowed = try Self.boolean(settings, item.key, item.name) else { continue }
             var policy = pipeline.addressPolicy ?? .publicOnly
             if allowed { policy.allowed.insert(item.range) } else { policy.allowed.remove(item.range) }
             pipeline.addressPolicy = policy

@@ -36,6 +36,12 @@ public struct ProxyConfiguration: Sendable {
     public var presets: [String: String] = [:]
     /// Caps on what a URL can ask for.
     public var limits = ProcessingLimits()
+    /// The longest side a result may have; a larger one is scaled down to fit, its canvases
+    /// with it (imgproxy's `IMGPROXY_MAX_RESULT_DIMENSION`). `nil`: only ``limits`` bound it.
+    public var maximumResultDimension: Int?
+    /// Let URLs lower the source and result limits for themselves (imgproxy's per-URL security
+    /// options and `IMGPROXY_ALLOW_SECURITY_OPTIONS`): never above the limits set here.
+    public var allowsSecurityOptions = false
     /// The operator's watermark, laid where a URL says `wm` (`IMGPROXY_WATERMARK_PATH` or
     /// `IMGPROXY_WATERMARK_DATA`).
     public var watermark: ImageProcessors.Watermark.Mark?

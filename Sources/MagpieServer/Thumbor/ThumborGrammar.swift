@@ -8,6 +8,8 @@ struct ThumborGrammar: ProxyGrammar {
     let signer: ThumborSigner
     let limits: ProcessingLimits
     let allowsUnsignedURLs: Bool
+    /// The operator's longest result side (``ProxyConfiguration/maximumResultDimension``).
+    var maximumResultDimension: Int?
 
     var kind: URLGrammar { .thumbor }
 
@@ -20,7 +22,8 @@ struct ThumborGrammar: ProxyGrammar {
         let (signature, signedPart) = try ProxyPath.signed(path)
         try checkSignature(signature, for: String(signedPart.dropFirst()))
         let path = try ThumborPath(path)
-        let reading = try ThumborReading(path, limits: limits)
+        var reading = try ThumborReading(path, limits: limits)
+        reading.options.limits.resultDimension = maximumResultDimension
         return ProxyURL(
             options: reading.options, source: reading.source, sourceStem: "image", reply: path.meta ? .meta(reading.options) : .image,
             skipped: reading.skipped)

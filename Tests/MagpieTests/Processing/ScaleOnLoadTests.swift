@@ -146,4 +146,23 @@ struct ScaleOnLoadTests {
             #expect(recorder.recorded.count == 2, "the two requests decode differently, so neither shares the other's decode")
         }
     }
+
+    /// A layout the decoder already made the size it asks for hands on a bitmap that is the
+    /// layout's: a resize after it sizes its output from that bitmap, not from the whole source
+    /// (it used to, and failed: imgproxy's `max_result_dimension` after a shrink-on-load decode).
+    @Test func aResizeAfterALayoutMadeOnLoadSizesFromTheLayoutsOutput() async throws {
+        try await withTestFixture { fixture in
+            fixture.server.serve("/photo.jpg", .image(try TestImages.texture(width: 2000, height: 1000, seed: 3)))
+            var layout = Layout()
+            layout.width = 250
+            let processors: [any ImageProcessing] = [
+                ImageProcessors.Layout(layout), ImageProcessors.Resize(width: 600, height: 600, fit: .fit, upscale: false),
+            ]
+            let unchanged = try await fixture.pipeline.image(for: ImageRequest(url: fixture.server.url("/photo.jpg"), processors: processors))
+            #expect(unchanged.image.width == 250 && unchanged.image.height == 125)
+            let smaller: [any ImageProcessing] = [ImageProcessors.Layout(layout), ImageProcessors.Resize(width: 100, height: 100, fit: .fit, upscale: false)]
+            let fitted = try await fixture.pipeline.image(for: ImageRequest(url: fixture.server.url("/photo.jpg"), processors: smaller))
+            #expect(fitted.image.width == 100 && fitted.image.height == 50)
+        }
+    }
 }

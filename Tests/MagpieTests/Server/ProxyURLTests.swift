@@ -149,7 +149,6 @@ struct ProxyURLTests {
         (["bg:f0g"], "option 'bg:f0g': a background is bg:RRGGBB (or RGB) in hex or bg:R:G:B"),
         (["bg:+12345"], "option 'bg:+12345': a background is bg:RRGGBB (or RGB) in hex or bg:R:G:B"),
         (["t:10:ff00"], "option 't:10:ff00': a trim's colour is RRGGBB (or RGB) in hex"),
-        (["ar:0"], "option 'ar:0': Magpie always applies the EXIF orientation; auto_rotate:0 is not supported"),
         (["wm:2"], "option 'wm:2': a watermark's opacity is a number from 0 to 1"),
         (["wm:1:up"], "option 'wm:1:up': a watermark's position is one of ce, no, so, ea, we, noea, nowe, soea, sowe, re"),
         (["wm:1:ce:0:0:3"], "option 'wm:1:ce:0:0:3': a watermark's scale is a number from 0 to 1"),

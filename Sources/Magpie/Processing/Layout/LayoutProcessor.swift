@@ -71,6 +71,9 @@ extension ImageProcessors {
             if target.width != image.width || target.height != image.height {
                 image = try Resize(width: target.width, height: target.height, fit: .exact, upscale: true).process(image)
             }
+            // The bitmap is the layout's now, even where the decoder already made it this size: a
+            // processor after it must not size its output from the whole image's size.
+            if image.fullSize != nil { image = image.replacingPixels(image.pixels, width: image.width, height: image.height) }
             if let resultCrop = plan.resultCrop {
                 image = try cut(image, resultCrop, reducedFrom: target)
             }

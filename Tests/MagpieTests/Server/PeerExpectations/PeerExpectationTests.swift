@@ -1,0 +1,189 @@
+import Configuration
+import Foundation
+import Magpie
+@testable import MagpieServer
+import MagpieTesting
+import Testing
+
+/// The peers' own test expectations (imgproxy 4.0.12's and thumbor 7.8's test suites, transcribed
+/// as data in Tests/PeerExpectations), sent to the proxy as the peer's clients send them, over a
+/// loopback origin serving sources made to each row's description. Every row holds, or is in
+/// gaps.tsv with why; a row listed there that now holds is reported too, so the list only shrinks.
+@Suite("The peers' own test expectations")
+struct PeerExpectationTests {
+    static let sourcesScript = PeerExpectations.folder.deletingLastPathComponent().appendingPathComponent("Reference/peer_sources.py")
+    static let defaultSource = "png:200x100"
+
+    @Test(arguments: ["imgproxy", "thumbor"])
+    func everyRowHoldsOrIsAKnownGap(_ peer: String) async throws {
+        let rows = try PeerRow.load(peer)
+        let gaps = try PeerExpectations.gaps(peer)
+        #expect(rows.count >= (peer == "imgproxy" ? 400 : 300))
+        let sources = try Self.makeSources(for: rows)
+        defer { try? FileManager.default.removeItem(at: sources.folder) }
+        var failed: [(PeerRow, [String])] = []
+        var held = 0
+        let groups = Dictionary(grouping: rows) { Self.settingsKey(of: $0, peer: peer) }
+        for (_, group) in groups.sorted(by: { $0.key < $1.key }) {
+            // Settings the proxy refuses fail their rows, as the peer's server would start.
+            var probe = ProxyConfiguration(cacheDirectory: sources.folder)
+            do {
+                try Self.configure(&probe, for: group[0], peer: peer)
+            } catch {
+                failed += group.map { ($0, ["the settings are refused: \(error)"]) }
+                continue
+            }
+            try await withProxyFixture(configure: { try Self.configure(&$0, for: group[0], peer: peer) }) { fixture in
+                for file in sources.files.values { fixture.origin.serve("/" + file.lastPathComponent, .image(Array(try Data(contentsOf: file)))) }
+                Self.serveSpecialSources(fixture.origin)
+                for (name, file) in Self.marks(sources) { fixture.origin.serve("/" + name, .image(Array(try Data(contentsOf: file)))) }
+                for row in group {
+                    let path = try Self.path(for: row, peer: peer, origin: fixture.origin, sources: sources)
+                    let reply = try await fixture.get(path, headers: Self.requestHeaders(row))
+                    let failures = PeerRowCheck(row: row, reply: reply, sourceSize: sources.sizes[row.source]).failures()
+                    if failures.isEmpty { held += 1 } else { failed.append((row, failures)) }
+                }
+            }
+        }
+        let unexpected = failed.filter { gaps[$0.0.key] == nil }
+        let mended = Set(gaps.keys).subtracting(failed.map(\.0.key)).intersection(rows.map(\.key))
+        print("\(peer): \(held) of \(rows.count) rows hold; \(failed.count) are known gaps or new failures")
+        for (row, failures) in unexpected {
+            Issue.record("\(row): \(failures.joined(separator: "; "))")
+        }
+        for key in mended.sorted() {
+            Issue.record("now holds, take it out of gaps.tsv: \(peer) \(key.replacingOccurrences(of: "\t", with: " "))")
+        }
+        if ProcessInfo.processInfo.environment["MAGPIE_PEER_GAPS_OUT"] != nil {
+            let lines = failed.map { "\(peer)\t\($0.0.peerTest)\t\($0.0.path)\t\($0.1.joined(separator: "; ").replacingOccurrences(of: "\t", with: " ").replacingOccurrences(of: "\n", with: " "))" }
+            let out = URL(fileURLWithPath: ProcessInfo.processInfo.environment["MAGPIE_PEER_GAPS_OUT"]! + "-\(peer).tsv")
+            try lines.joined(separator: "\n").appending("\n").write(to: out, atomically: true, encoding: .utf8)
+        }
+    }
+
+    struct Sources {
+        let folder: URL
+        /// Each spec's file.
+        let files: [String: URL]
+        let sizes: [String: (width: Int, height: Int)]
+    }
+
+    static func makeSources(for rows: [PeerRow]) throws -> Sources {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("magpie-peer-sources-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let specs = Set(rows.map(\.source).filter(isMade) + [defaultSource, "png:30x30:alpha"]).sorted()
+        let made = try JSONSerialization.jsonObject(with: try PythonScript.run(sourcesScript, [folder.path] + specs)) as? [String: Any] ?? [:]
+        var files: [String: URL] = [:], sizes: [String: (width: Int, height: Int)] = [:]
+        for spec in specs {
+            guard let name = made[spec] as? String else { continue }
+            files[spec] = folder.appendingPathComponent(name)
+            let size = spec.split(separator: ":")[1].split(separator: "x").compactMap { Int($0) }
+            if size.count == 2 { sizes[spec] = (size[0], size[1]) }
+        }
+        sizes["-"] = sizes[defaultSource]
+        return Sources(folder: folder, files: files, sizes: sizes)
+    }
+
+    /// Sources made as images; the rest are served as they say (`missing`, `corrupt:…`, `text`).
+    static func isMade(_ spec: String) -> Bool {
+        spec != "-" && spec != "missing" && spec != "text" && !spec.hasPrefix("corrupt:") && spec.contains(":")
+    }
+
+    static func serveSpecialSources(_ origin: ImageServer) {
+        origin.serve("/missing.png", .status(404))
+        origin.serve("/text.html", .image(Array("<html><body>not an image</body></html>".utf8), contentType: "text/html"))
+        let signatures: [String: [UInt8]] = [
+            "jpeg": [0xFF, 0xD8, 0xFF, 0xE0], "png": [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A], "gif": Array("GIF89a".utf8),
+            "webp": Array("RIFF\u{0}\u{0}\u{0}\u{0}WEBP".utf8),
+        ]
+        for (format, signature) in signatures {
+            origin.serve("/corrupt.\(format)", .image(signature + Array(repeating: 0x5A, count: 200)))
+        }
+    }
+
+    /// The origin's path for a row's source.
+    static func originPath(_ spec: String, sources: Sources) -> String {
+        switch spec {
+        case "missing": return "/missing.png"
+        case "text": return "/text.html"
+        case let corrupt where corrupt.hasPrefix("corrupt:"): return "/corrupt." + corrupt.dropFirst("corrupt:".count)
+        default:
+            let file = sources.files[spec] ?? sources.files[defaultSource]
+            return "/" + (file?.lastPathComponent ?? "unmade")
+        }
+    }
+
+    /// thumbor's watermark fixtures by the names its tests give them: a small gradient each.
+    static func marks(_ sources: Sources) -> [(String, URL)] {
+        guard let mark = sources.files["png:30x30:alpha"] ?? sources.files[defaultSource] else { return [] }
+        return ["watermark.png", "watermark.jpg", "nine_patch.png", "frame.png", "watermark_small.png", "watermarkBig.png"].map { ("mark-" + $0, mark) }
+    }
+
+    /// Rows that need a signing key are run apart from those that need none.
+    static func settingsKey(of row: PeerRow, peer: String) -> String {
+        row.config.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ";") + (row.path.contains("{sig}") ? "#signed" : "")
+    }
+
+    static let thumborKey = "MY_SECURE_KEY"
+
+    static func configure(_ configuration: inout ProxyConfiguration, for row: PeerRow, peer: String) throws {
+        configuration.signingKeys = []
+        configuration.allowsUnsignedURLs = true
+        if peer == "imgproxy", row.path.contains("{sig}") {
+            configuration.signingKeys = [try SigningKey(keyHex: ProxyFixture.key, saltHex: ProxyFixture.salt)]
+        }
+        if peer == "thumbor" {
+            configuration.thumborSecurityKeys = [thumborKey]
+            if row.config["ALLOW_UNSAFE_URL"]?.lowercased() == "false" { configuration.allowsUnsignedURLs = false }
+        }
+        // Settings Magpie does not read are left out, as the proxy's environment reading leaves them.
+        try configuration.read(ConfigReader(provider: EnvironmentVariablesProvider(environmentVariables: row.config)))
+    }
+
+    static func requestHeaders(_ row: PeerRow) -> [String: String] {
+        [:]
+    }
+
+    static func path(for row: PeerRow, peer: String, origin: ImageServer, sources: Sources) throws -> String {
+        let sourceURL = origin.url(originPath(row.source, sources: sources)).absoluteString
+        var path = row.path
+        if peer == "imgproxy" {
+            path = path.replacingOccurrences(of: "{src64}", with: Base64URL.encode(Array(sourceURL.utf8)))
+            path = path.replacingOccurrences(of: "{src}", with: "plain/" + ImageProxy.percentEncoded(sourceURL))
+            if path.hasPrefix("/") { return try signed(path, peer: peer) }
+            if path.hasPrefix("info/") { return "/info/unsafe/" + path.dropFirst("info/".count) }
+            return "/unsafe/" + path
+        }
+        path = path.replacingOccurrences(of: "{src}", with: sourceURL.replacingOccurrences(of: "http://", with: ""))
+        // A watermark or frame named without a host is one of thumbor's fixtures: here, the origin's.
+        let host = sourceURL.replacingOccurrences(of: "http://", with: "").prefix { $0 != "/" }
+        for filter in ["watermark(", "frame("] {
+            path = path.replacingOccurrences(of: filter + "'", with: filter)
+            var searched = path.startIndex
+            while let range = path.range(of: filter, range: searched..<path.endIndex) {
+                let name = path[range.upperBound...].prefix { $0 != "," && $0 != ")" && $0 != "'" }
+                if !name.contains("/"), !name.isEmpty {
+                    path.replaceSubrange(range.upperBound..<path.index(range.upperBound, offsetBy: name.count), with: "\(host)/mark-\(name)")
+                }
+                searched = range.upperBound
+            }
+        }
+        if path.hasPrefix("/") { return try signed(path, peer: peer) }
+        if row.config["ALLOW_UNSAFE_URL"]?.lowercased() == "false" {
+            return "/" + ThumborSigner(keys: [thumborKey]).signature(for: path) + "/" + path
+        }
+        return "/unsafe/" + path
+    }
+
+    /// A whole path with `{sig}` where the valid signature of what follows its segment goes.
+    static func signed(_ path: String, peer: String) throws -> String {
+        guard path.contains("{sig}") else { return path }
+        let segments = path.dropFirst().split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
+        let rest = segments.count > 1 ? String(segments[1]) : ""
+        let signature =
+            peer == "imgproxy"
+            ? URLSigner(keys: [try SigningKey(keyHex: ProxyFixture.key, saltHex: ProxyFixture.salt)]).signature(for: "/" + rest)
+            : ThumborSigner(keys: [thumborKey]).signature(for: rest)
+        return path.replacingOccurrences(of: "{sig}", with: signature)
+    }
+}

@@ -1,0 +1,124 @@
+"""Makes the source images the peer expectation rows name (Tests/PeerExpectations/*.tsv).
+
+Usage: peer_sources.py OUTDIR SPEC [SPEC...]
+
+A SPEC is FORMAT:WIDTHxHEIGHT[:FEATURE...] as the rows write it (features: alpha, grey,
+orientation=N, frames=N, cmyk, 16bit, interlaced). Every image is the same gradient: red is x and
+green is y (0 to 255 across the stored image), blue 128, so the part of the source an answer shows
+can be read back from its pixels; with alpha, the top-left eighth is transparent. Prints a JSON
+object from each SPEC to the file written, or to null when this machine cannot write that format.
+"""
+import io
+import json
+import os
+import subprocess
+import sys
+
+from PIL import Image
+
+
+def gradient(width, height, features):
+    image = Image.new("RGB", (width, height))
+    red = [round(x * 255 / max(1, width - 1)) for x in range(width)]
+    green = [round(y * 255 / max(1, height - 1)) for y in range(height)]
+    image.putdata([(red[x], green[y], 128) for y in range(height) for x in range(width)])
+    if "grey" in features:
+        image = image.convert("L")
+    if "alpha" in features:
+        alpha = Image.new("L", (width, height), 255)
+        alpha.paste(0, (0, 0, max(1, width // 8), max(1, height // 8)))
+        image = image.convert("LA" if "grey" in features else "RGBA")
+        image.putalpha(alpha)
+    if "cmyk" in features:
+        image = image.convert("CMYK")
+    return image
+
+
+def exif_orientation(value):
+    exif = Image.Exif()
+    exif[0x0112] = value
+    return exif.tobytes()
+
+
+def frames_of(image, count):
+    frames = []
+    for index in range(count):
+        frame = image.copy()
+        # Each frame differs: its blue band steps.
+        bands = frame.split()
+        if len(bands) >= 3:
+            bands = list(bands)
+            bands[2] = bands[2].point(lambda value, step=index: (value + 40 * step) % 256)
+            frame = Image.merge(frame.mode, bands)
+        frames.append(frame)
+    return frames
+
+
+def vips(*arguments):
+    subprocess.run(["vips", *arguments], check=True, capture_output=True)
+
+
+def make(spec, path_without_extension):
+    parts = spec.split(":")
+    kind, size, features = parts[0], parts[1], parts[2:]
+    width, height = (int(side) for side in size.split("x"))
+    named = dict(feature.split("=", 1) for feature in features if "=" in feature)
+    image = gradient(width, height, features)
+    extension = {"jpeg": "jpg", "heic": "heic"}.get(kind, kind)
+    path = f"{path_without_extension}.{extension}"
+    orientation = int(named.get("orientation", 0))
+    frames = int(named.get("frames", 1))
+    if kind == "svg":
+        with open(path, "w") as svg:
+            svg.write(
+                f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}">'
+                f'<defs><linearGradient id="g"><stop offset="0" stop-color="#000080"/><stop offset="1" stop-color="#ff0080"/></linearGradient></defs>'
+                f'<rect width="{width}" height="{height}" fill="url(#g)"/></svg>')
+        return path
+    if "16bit" in features and kind in ("png", "tiff"):
+        eight = f"{path_without_extension}.8.png"
+        image.save(eight)
+        scaled = f"{path_without_extension}.16.v"
+        vips("linear", eight, scaled, "257", "0")
+        vips("cast", scaled, path, "ushort")
+        os.remove(eight)
+        os.remove(scaled)
+        return path
+    if kind == "heic" or kind == "avif" and "alpha" in features:
+        png = f"{path_without_extension}.src.png"
+        image.save(png)
+        command = ["heif-enc", "--quality", "90", "-o", path, png]
+        if kind == "avif":
+            command.insert(1, "--avif")
+        subprocess.run(command, check=True, capture_output=True)
+        os.remove(png)
+        return path
+    options = {}
+    if orientation:
+        options["exif"] = exif_orientation(orientation)
+    if frames > 1:
+        sequence = frames_of(image, frames)
+        sequence[0].save(path, save_all=True, append_images=sequence[1:], duration=100, loop=0, **options)
+        return path
+    if kind == "jpeg":
+        options["quality"] = 95
+    if kind == "ico":
+        options["sizes"] = [(width, height)]
+    if kind == "gif" and "alpha" in features:
+        image = image.convert("RGBA")
+    image.save(path, **options)
+    return path
+
+
+def main():
+    folder = sys.argv[1]
+    made = {}
+    for index, spec in enumerate(sys.argv[2:]):
+        try:
+            made[spec] = os.path.basename(make(spec, os.path.join(folder, f"source-{index}")))
+        except (KeyError, ValueError, OSError, subprocess.CalledProcessError):
+            made[spec] = None
+    print(json.dumps(made))
+
+
+main()
