@@ -51,6 +51,10 @@ magpie_status magpie_encode(const unsigned char *pixels, int width, int height, 
                                    : vips_webpsave_buffer(image, &buffer, &size, "Q", quality, "strip", strip, NULL);
         break;
     case MAGPIE_FORMAT_GIF: failed = vips_gifsave_buffer(image, &buffer, &size, NULL); break;
+    case MAGPIE_FORMAT_TIFF:
+        // Deflate: lossless and read by every TIFF reader; quality applies to none of it.
+        failed = vips_tiffsave_buffer(image, &buffer, &size, "compression", VIPS_FOREIGN_TIFF_COMPRESSION_DEFLATE, "strip", strip, NULL);
+        break;
     case MAGPIE_FORMAT_AVIF: {
         // An opaque image is written without its alpha plane, which would
         // only add bytes. Effort 2 of 0-9: the default, 4, takes about twice as long for files

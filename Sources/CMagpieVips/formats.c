@@ -6,7 +6,7 @@
 #include <string.h>
 #include <vips/vips.h>
 
-// The web formats Magpie decodes. Anything else is refused even when libvips could read it.
+// The formats Magpie decodes: the web's, and TIFF, which image servers are asked for. Anything else is refused even when libvips could read it.
 // libvips names its loaders by class; only these are allowed, as Magpie's formats.
 static magpie_format format_of_loader(const char *loader) {
     static const struct {
@@ -15,7 +15,7 @@ static magpie_format format_of_loader(const char *loader) {
     } allowed[] = {
         {"VipsForeignLoadJpegBuffer", MAGPIE_FORMAT_JPEG}, {"VipsForeignLoadPngBuffer", MAGPIE_FORMAT_PNG},
         {"VipsForeignLoadNsgifBuffer", MAGPIE_FORMAT_GIF}, {"VipsForeignLoadWebpBuffer", MAGPIE_FORMAT_WEBP},
-        {"VipsForeignLoadHeifBuffer", MAGPIE_FORMAT_AVIF},
+        {"VipsForeignLoadHeifBuffer", MAGPIE_FORMAT_AVIF}, {"VipsForeignLoadTiffBuffer", MAGPIE_FORMAT_TIFF},
     };
     for (size_t i = 0; i < sizeof allowed / sizeof allowed[0]; i++)
         if (strcmp(loader, allowed[i].loader) == 0) return allowed[i].format;

@@ -20,6 +20,8 @@ typedef enum {
     MAGPIE_FORMAT_HEIF = 5,
     /// AV1-coded HEIF.
     MAGPIE_FORMAT_AVIF = 6,
+    /// TIFF: its first page.
+    MAGPIE_FORMAT_TIFF = 7,
 } magpie_format;
 
 typedef struct {

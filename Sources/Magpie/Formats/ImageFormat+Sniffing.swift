@@ -15,6 +15,8 @@ extension ImageFormat {
             self = .gif
         } else if starts(Array("RIFF".utf8)) && starts(Array("WEBP".utf8), at: 8) {
             self = .webp
+        } else if starts([0x49, 0x49, 0x2A, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2A]) {
+            self = .tiff
         } else if starts(Array("ftyp".utf8), at: 4) {
             self = Self.heifFamily(brands: Self.brands(inFileTypeBox: head))
         } else if Self.startsWithSVGElement(bytes.prefix(4096)) {

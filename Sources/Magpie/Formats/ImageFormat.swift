@@ -11,6 +11,8 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
     case gif
     /// HEVC-coded HEIF (HEIC, as phones write it).
     case heif
+    /// TIFF, its first page; written lossless (Deflate).
+    case tiff
     /// Scalable Vector Graphics: recognised, never decoded or written (it is a document that can
     /// hold scripts and fetch other resources). `magpie proxy` passes it through only sanitised.
     case svg
@@ -39,6 +41,7 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
         case .gif: Traits(name: "GIF", mediaType: "image/gif", fileExtensions: ["gif"], animates: true, shimCode: MAGPIE_FORMAT_GIF)
         // Writing HEVC needs an encoder no Magpie install ships.
         case .heif: Traits(name: "HEIF", mediaType: "image/heic", fileExtensions: ["heic", "heif"], encodes: false, shimCode: MAGPIE_FORMAT_HEIF)
+        case .tiff: Traits(name: "TIFF", mediaType: "image/tiff", fileExtensions: ["tiff", "tif"], shimCode: MAGPIE_FORMAT_TIFF)
         case .svg:
             Traits(name: "SVG", mediaType: "image/svg+xml", fileExtensions: ["svg"], decodes: false, encodes: false, shimCode: MAGPIE_FORMAT_UNKNOWN)
         case .unknown:

@@ -43,7 +43,7 @@ struct FormatModelTests {
         for format in ImageFormat.allCases where !format.isEncodable {
             #expect(throws: MagpieError.self) { try ImageEncoder().encode(pixel, as: format) }
         }
-        #expect(ImageFormat.encodable == [.jpeg, .png, .webp, .avif, .gif])
+        #expect(ImageFormat.encodable == [.jpeg, .png, .webp, .avif, .gif, .tiff])
     }
 
     @Test func namesAndExtensionsLeadToTheirFormat() {
