@@ -27,6 +27,9 @@ public struct EncodingRequest: Sendable, Hashable {
     /// Write the source's EXIF Copyright, the only metadata ever written (imgproxy's
     /// `keep_copyright`).
     public var keepsCopyright: Bool
+    /// Write an opaque image from a PNG source as JPEG where the format would be the source's
+    /// (thumbor's `AUTO_PNG_TO_JPG`): photos saved as PNG are many times larger than as JPEG.
+    public var opaquePNGAsJPEG = false
 
     /// Creates an encoding request.
     public init(
@@ -50,9 +53,9 @@ public struct EncodingRequest: Sendable, Hashable {
 
     /// Which format the bytes are written in.
     public enum Format: Sendable, Hashable {
-        /// The source's own format where browsers show it (JPEG, PNG, WebP, GIF; a still GIF
-        /// becomes PNG, and a JPEG a processor made transparent PNG), otherwise JPEG, or PNG
-        /// when the image has transparency.
+        /// The source's own format where browsers show it (JPEG, PNG, WebP, GIF; a JPEG a
+        /// processor made transparent becomes PNG), otherwise JPEG, or PNG when the image has
+        /// transparency.
         case source
         /// This format; AVIF falls back to WebP where libvips has no AV1 encoder.
         case fixed(ImageFormat)
@@ -93,6 +96,7 @@ public struct EncodingRequest: Sendable, Hashable {
         if progressive { parts.append("progressive") }
         if lossless { parts.append("lossless") }
         if keepsCopyright { parts.append("copyright") }
+        if opaquePNGAsJPEG { parts.append("png-to-jpeg") }
         return parts.joined(separator: ",")
     }
 }

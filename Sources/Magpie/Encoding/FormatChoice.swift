@@ -2,8 +2,14 @@ extension EncodingRequest.Format {
     /// The formats whose presence in an accepted set can change a negotiated choice.
     static let negotiable: Set<ImageFormat> = [.avif, .webp]
 
-    /// The format to write `image`, decoded from bytes in `source`.
-    func choice(for image: DecodedImage, source: ImageFormat) -> ImageFormat {
+    /// The format to write `image`, decoded from bytes in `source`; with `opaquePNGAsJPEG`, a
+    /// PNG source's opaque image is written as JPEG.
+    func choice(for image: DecodedImage, source: ImageFormat, opaquePNGAsJPEG: Bool = false) -> ImageFormat {
+        let chosen = unadjustedChoice(for: image, source: source)
+        return opaquePNGAsJPEG && chosen == .png && source == .png && image.isOpaque ? .jpeg : chosen
+    }
+
+    private func unadjustedChoice(for image: DecodedImage, source: ImageFormat) -> ImageFormat {
         switch self {
         case .fixed(.avif): return ImageFormat.avif.isEncoderAvailable ? .avif : .webp
         case .fixed(let format): return format
@@ -22,7 +28,8 @@ extension EncodingRequest.Format {
     /// processor made in a JPEG goes to PNG); JPEG or PNG, by transparency, otherwise.
     private static func sourceChoice(for image: DecodedImage, source: ImageFormat) -> ImageFormat {
         switch source {
-        case .gif: image.isAnimated ? .gif : .png
+        // A still GIF stays GIF, as imgproxy and thumbor keep it.
+        case .gif: .gif
         case .png, .webp: source
         default: image.isOpaque ? .jpeg : .png
         }

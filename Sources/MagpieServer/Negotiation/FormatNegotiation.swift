@@ -7,16 +7,20 @@ import Magpie
 enum FormatNegotiation {
     static func encoding(
         for format: ProxyOptions.Format?, accept: String?, quality: Int, formatQuality: [ImageFormat: Int] = [:], maximumBytes: Int? = nil,
-        keepsCopyright: Bool = false
+        keepsCopyright: Bool = false, opaquePNGAsJPEG: Bool = false
     ) -> EncodingRequest {
         let choice: EncodingRequest.Format =
             switch format {
             case .fixed(let format): .fixed(format)
             case .auto: .negotiated(accepting: accepted(accept))
+            case .acceptedAmong(let formats): .negotiated(accepting: accepted(accept).intersection(formats))
             case nil: .source
             }
-        return EncodingRequest(format: choice, quality: quality, formatQuality: formatQuality, background: .white, maximumBytes: maximumBytes,
+        var encoding = EncodingRequest(
+            format: choice, quality: quality, formatQuality: formatQuality, background: .white, maximumBytes: maximumBytes,
             keepsCopyright: keepsCopyright)
+        encoding.opaquePNGAsJPEG = opaquePNGAsJPEG
+        return encoding
     }
 
     /// The formats Magpie writes that an `Accept` header lists with a quality above zero

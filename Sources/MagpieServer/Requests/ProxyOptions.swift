@@ -8,6 +8,9 @@ public struct ProxyOptions: Sendable, Hashable {
     public enum Format: Sendable, Hashable {
         /// Chosen from the client's `Accept`.
         case auto
+        /// Chosen from the client's `Accept` among these only (thumbor's `AUTO_WEBP` and
+        /// `AUTO_AVIF`), else as without a format.
+        case acceptedAmong(Set<ImageFormat>)
         /// One of ``Magpie/ImageFormat/encodable``.
         case fixed(ImageFormat)
     }
@@ -25,6 +28,8 @@ public struct ProxyOptions: Sendable, Hashable {
     public var maximumBytes: Int?
     /// Write the source's EXIF Copyright, the only metadata kept (`keep_copyright`).
     public var keepsCopyright = false
+    /// Write an opaque PNG source as JPEG where no format is asked (thumbor's `AUTO_PNG_TO_JPG`).
+    public var opaquePNGAsJPEG = false
     /// `nil` keeps the source's format where the output can be written in it.
     public var format: Format?
     /// Serve the first frame of an animation as a still.
@@ -82,6 +87,16 @@ extension ProxyOptions {
         }
         guard width * height <= limits.maximumOutputPixels else {
             throw .malformed("the output would be \(width)x\(height) pixels; at most \(limits.maximumOutputPixels) in all")
+        }
+    }
+}
+
+extension ProxyOptions.Format {
+    /// Whether the format depends on the client's `Accept`, so answers vary by it.
+    var negotiates: Bool {
+        switch self {
+        case .auto, .acceptedAmong: true
+        case .fixed: false
         }
     }
 }

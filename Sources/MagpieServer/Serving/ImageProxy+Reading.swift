@@ -28,14 +28,14 @@ extension ImageProxy {
             let encoding = FormatNegotiation.encoding(
                 for: options.format, accept: request.headers["accept"], quality: options.quality ?? configuration.defaultQuality,
                 formatQuality: configuration.formatQuality.merging(options.formatQuality) { $1 }, maximumBytes: options.maximumBytes,
-                keepsCopyright: options.keepsCopyright)
+                keepsCopyright: options.keepsCopyright, opaquePNGAsJPEG: options.opaquePNGAsJPEG)
             let key = pipeline.configuration.encodedImageKey(for: imageRequest, encoding: encoding)
             let work = Work(
                 grammar: grammar, reply: url.reply, skipped: url.skipped, maxAge: options.maxAge, sourceByteLimit: options.limits.sourceBytes, request: imageRequest, pendingMark: pendingMark, plan: plan, encoding: encoding,
                 servesSourceAlways: options.raw, servesSourceIn: options.skipProcessing,
                 filename: options.filename ?? url.sourceStem, attachment: options.returnAttachment,
                 sourceKey: pipeline.configuration.cacheKey(source), variant: key.variant,
-                varies: options.format == .auto, cacheTag: Validators.cacheTag(for: source))
+                varies: options.format?.negotiates ?? false, cacheTag: Validators.cacheTag(for: source))
             if work.servesImage, let hit = pipeline.cachedEncodedImage(for: key) {
                 metrics.cacheHit(.memory)
                 return .answered((success(hit, work: work, request: request), StageTimings(), "memory"))

@@ -63,7 +63,8 @@ public final class ImageProxy: Sendable {
                 allowsUnsignedURLs: configuration.allowsUnsignedURLs, watermarkOpacity: configuration.watermarkOpacity),
             thumbor: ThumborGrammar(
                 signer: ThumborSigner(keys: configuration.thumborSecurityKeys), limits: configuration.limits,
-                allowsUnsignedURLs: configuration.allowsUnsignedURLs, maximumResultDimension: configuration.maximumResultDimension))
+                allowsUnsignedURLs: configuration.allowsUnsignedURLs, maximumResultDimension: configuration.maximumResultDimension,
+                autoFormats: configuration.thumborAutoFormats, opaquePNGAsJPEG: configuration.thumborOpaquePNGAsJPEG))
         metricsRegistry = PrometheusCollectorRegistry()
         metrics = ProxyMetrics(registry: metricsRegistry)
         var pipelineConfiguration = configuration.pipeline

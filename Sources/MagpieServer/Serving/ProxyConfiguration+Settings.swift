@@ -33,6 +33,8 @@ extension ProxyConfiguration {
     /// | `imgproxy.watermark.url` | `IMGPROXY_WATERMARK_URL` | ``watermarkURL`` |
     /// | `imgproxy.watermark.opacity` | `IMGPROXY_WATERMARK_OPACITY` | ``watermarkOpacity``, 0 to 1 |
     /// | `security.key` | `SECURITY_KEY` | thumbor's key (``thumborSecurityKeys``) |
+    /// | `auto.webp`, `auto.avif` | `AUTO_WEBP`, `AUTO_AVIF` | ``thumborAutoFormats`` (`True` or `False`) |
+    /// | `auto.png.to.jpg` | `AUTO_PNG_TO_JPG` | ``thumborOpaquePNGAsJPEG`` |
     public mutating func read(_ settings: ConfigReader) throws(ProxyConfigurationError) {
         try readKeys(settings)
         if let key = settings.string(forKey: "security.key", isSecret: true), !key.isEmpty {
@@ -63,6 +65,11 @@ extension ProxyConfiguration {
             guard side >= 0 else { throw Self.invalid("IMGPROXY_MAX_RESULT_DIMENSION", "is pixels, 0 for none") }
             maximumResultDimension = side > 0 ? side : nil
         }
+        for (key, name, format) in [("auto.webp", "AUTO_WEBP", ImageFormat.webp), ("auto.avif", "AUTO_AVIF", .avif)] {
+            guard let on = try Self.boolean(settings, key, name) else { continue }
+            if on { thumborAutoFormats.insert(format) } else { thumborAutoFormats.remove(format) }
+        }
+        if let on = try Self.boolean(settings, "auto.png.to.jpg", "AUTO_PNG_TO_JPG") { thumborOpaquePNGAsJPEG = on }
         if let allowed = try Self.boolean(settings, "imgproxy.allow.security.options", "IMGPROXY_ALLOW_SECURITY_OPTIONS") {
             allowsSecurityOptions = allowed
         }

@@ -42,6 +42,12 @@ public struct ProxyConfiguration: Sendable {
     /// Let URLs lower the source and result limits for themselves (imgproxy's per-URL security
     /// options and `IMGPROXY_ALLOW_SECURITY_OPTIONS`): never above the limits set here.
     public var allowsSecurityOptions = false
+    /// Formats a thumbor URL without `format()` is written in when the client accepts them
+    /// (thumbor's `AUTO_WEBP` and `AUTO_AVIF`), answered with `Vary: Accept`.
+    public var thumborAutoFormats: Set<ImageFormat> = []
+    /// Write a thumbor URL's opaque PNG source as JPEG where no format is asked (thumbor's
+    /// `AUTO_PNG_TO_JPG`).
+    public var thumborOpaquePNGAsJPEG = false
     /// The operator's watermark, laid where a URL says `wm` (`IMGPROXY_WATERMARK_PATH` or
     /// `IMGPROXY_WATERMARK_DATA`).
     public var watermark: ImageProcessors.Watermark.Mark?

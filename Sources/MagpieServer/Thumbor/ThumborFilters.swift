@@ -22,12 +22,13 @@ enum ThumborFilters {
         case "redeye", "red_eye": "needs an eye detector, which Magpie does not have (thumbor without one skips it too)"
         case "blur_faces": "needs a face detector, which Magpie does not have (thumbor without one skips it too)"
         case "gifv": "needs thumbor's gifv engine (ffmpeg), which Magpie does not have"
+        case "autojpg": "not one of thumbor 7.8's built-in filters (thumbor skips it too); the AUTO_PNG_TO_JPG setting does what it did"
         default: "not a thumbor filter (thumbor skips it)"
         }
     }
 
     /// Built-in filters Magpie does not carry out yet: a 400 that names them, until they are.
-    private static let notYet: [(String, Apply)] = ["frame", "autojpg"]
+    private static let notYet: [(String, Apply)] = ["frame"]
         .map { name in
             (name, { arguments, _ throws(ThumborFilterFailure) in
                 throw .refuse(.malformed("thumbor's filter '\(arguments.filter.name)' is not supported by Magpie yet"))

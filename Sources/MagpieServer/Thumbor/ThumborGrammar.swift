@@ -10,6 +10,9 @@ struct ThumborGrammar: ProxyGrammar {
     let allowsUnsignedURLs: Bool
     /// The operator's longest result side (``ProxyConfiguration/maximumResultDimension``).
     var maximumResultDimension: Int?
+    /// ``ProxyConfiguration/thumborAutoFormats`` and ``ProxyConfiguration/thumborOpaquePNGAsJPEG``.
+    var autoFormats: Set<ImageFormat> = []
+    var opaquePNGAsJPEG = false
 
     var kind: URLGrammar { .thumbor }
 
@@ -24,6 +27,10 @@ struct ThumborGrammar: ProxyGrammar {
         let path = try ThumborPath(path)
         var reading = try ThumborReading(path, limits: limits)
         reading.options.limits.resultDimension = maximumResultDimension
+        if reading.options.format == nil {
+            if !autoFormats.isEmpty { reading.options.format = .acceptedAmong(autoFormats) }
+            reading.options.opaquePNGAsJPEG = opaquePNGAsJPEG
+        }
         return ProxyURL(
             options: reading.options, source: reading.source, sourceStem: "image", reply: path.meta ? .meta(reading.options) : .image,
             skipped: reading.skipped)

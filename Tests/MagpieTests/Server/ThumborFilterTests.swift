@@ -1,4 +1,5 @@
 import Foundation
+import Configuration
 import Logging
 import Magpie
 import MagpieTesting
@@ -113,6 +114,39 @@ struct ThumborFilterTests {
             let clean = try await fixture.get("/unsafe/60x40/filters:blur(1)/\(host)")
             #expect(clean.status == 200 && clean.header("Magpie-Skipped") == nil)
             #expect(clean.header("Cache-Control")?.hasPrefix("public, max-age=86400") == true)
+        }
+    }
+}
+
+/// thumbor's format settings: `AUTO_WEBP` and `AUTO_AVIF` write what the client accepts of
+/// them (with `Vary: Accept`) where the URL names no format; `AUTO_PNG_TO_JPG` writes an opaque
+/// PNG as JPEG; a still GIF stays GIF, as in thumbor and imgproxy.
+@Suite("thumbor's format settings")
+struct ThumborFormatSettingsTests {
+    @Test func autoFormatsFollowTheClientsAccept() async throws {
+        let opaque = try TestImages.texture(width: 120, height: 80, format: .png)
+        let translucent = try ImageEncoder().encode(
+            DecodedImage(width: 4, height: 4, pixels: Array([[UInt8]](repeating: [10, 20, 30, 128], count: 16).joined())), as: .png)
+        let still = try ImageEncoder().encode(DecodedImage(width: 4, height: 4, pixels: [UInt8](repeating: 200, count: 64)), as: .gif)
+        try await withProxyFixture(configure: {
+            $0.allowsUnsignedURLs = true
+            try $0.read(ConfigReader(provider: EnvironmentVariablesProvider(environmentVariables: ["AUTO_WEBP": "True", "AUTO_PNG_TO_JPG": "True"])))
+        }) { fixture in
+            fixture.origin.serve("/a.png", .image(opaque))
+            fixture.origin.serve("/t.png", .image(translucent))
+            fixture.origin.serve("/s.gif", .image(still))
+            func host(_ path: String) -> String { fixture.origin.url(path).absoluteString.replacingOccurrences(of: "http://", with: "") }
+            let webp = try await fixture.get("/unsafe/60x40/\(host("/a.png"))", headers: ["Accept": "image/webp,*/*;q=0.8"])
+            #expect(ImageFormat(sniffing: webp.body) == .webp && webp.header("Vary") == "Accept")
+            let plain = try await fixture.get("/unsafe/60x40/\(host("/a.png"))", headers: ["Accept": "image/avif,*/*"])
+            #expect(ImageFormat(sniffing: plain.body) == .jpeg, "AUTO_AVIF is off, and the opaque PNG is written as JPEG")
+            #expect(plain.header("Vary") == "Accept")
+            let named = try await fixture.get("/unsafe/60x40/filters:format(png)/\(host("/a.png"))", headers: ["Accept": "image/webp"])
+            #expect(ImageFormat(sniffing: named.body) == .png && named.header("Vary") == nil)
+            let translucentReply = try await fixture.get("/unsafe/4x4/\(host("/t.png"))")
+            #expect(ImageFormat(sniffing: translucentReply.body) == .png)
+            let gif = try await fixture.get("/unsafe/4x4/\(host("/s.gif"))")
+            #expect(ImageFormat(sniffing: gif.body) == .gif)
         }
     }
 }

@@ -140,8 +140,12 @@ struct PeerExpectationTests {
         try configuration.read(ConfigReader(provider: EnvironmentVariablesProvider(environmentVariables: row.config)))
     }
 
+    /// The `Accept` a row's notes say the peer's test sent (`request Accept: image/webp,*/*;q=0.8; ...`).
     static func requestHeaders(_ row: PeerRow) -> [String: String] {
-        [:]
+        guard let start = row.notes.range(of: "Accept: ") else { return [:] }
+        let rest = row.notes[start.upperBound...]
+        let value = rest.range(of: "; ").map { rest[..<$0.lowerBound] } ?? rest
+        return ["Accept": String(value)]
     }
 
     static func path(for row: PeerRow, peer: String, origin: ImageServer, sources: Sources) throws -> String {
