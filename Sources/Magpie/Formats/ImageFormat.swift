@@ -95,7 +95,7 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
     public var displayName: String { traits.name }
 
     /// Says that bytes are in none of the formats Magpie decodes, naming them, for errors:
-    /// `the data is not a JPEG, PNG, WebP, AVIF, GIF or HEIF image`.
+    /// `the data is not a JPEG, PNG, WebP, AVIF, GIF, HEIF or TIFF image`.
     static var notDecodable: String {
         let names = allCases.filter(\.isDecodable).map(\.displayName)
         return "the data is not a " + names.dropLast().joined(separator: ", ") + " or " + (names.last ?? "") + " image"

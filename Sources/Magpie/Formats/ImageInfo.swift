@@ -14,7 +14,7 @@ public struct ImageInfo: Sendable, Hashable {
     /// Reads the header of `bytes`; throws when no decoder Magpie allows recognises them.
     public init(reading bytes: [UInt8]) throws(MagpieError) {
         guard let header = DecodeMemory.header(of: bytes) else {
-            throw .unsupportedFormat("the data is not a JPEG, PNG, WebP, AVIF, GIF or HEIF image Magpie can read")
+            throw .unsupportedFormat(ImageFormat.notDecodable + " Magpie can read")
         }
         format = ImageFormat(shimCode: header.format)
         let upright = Layout.uprightSize(of: header)

@@ -260,7 +260,7 @@ struct ProxyServingTests {
             let firstFrame = try await fixture.get(fixture.path("/clip.gif", "s:64/ff:1"))
             #expect(firstFrame.status == 200, "\(firstFrame.text)")
             let vector = try await fixture.get(fixture.path("/page.svg", "s:64"))
-            #expect(vector.status == 422 && vector.text.contains("not a JPEG, PNG, WebP, AVIF, GIF or HEIF image"), "\(vector.text)")
+            #expect(vector.status == 422 && vector.text.contains("not a JPEG, PNG, WebP, AVIF, GIF, HEIF or TIFF image"), "\(vector.text)")
             let huge = try await fixture.get(fixture.path("/big.jpg", "s:9000:10"))
             #expect(huge.status == 404)
         }
