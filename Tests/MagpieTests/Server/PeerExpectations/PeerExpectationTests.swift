@@ -154,7 +154,7 @@ struct PeerExpectationTests {
         if peer == "imgproxy" {
             path = path.replacingOccurrences(of: "{src64}", with: Base64URL.encode(Array(sourceURL.utf8)))
             path = path.replacingOccurrences(of: "{src}", with: "plain/" + ImageProxy.percentEncoded(sourceURL))
-            if path.hasPrefix("/") { return try signed(path, peer: peer) }
+            if path.hasPrefix("/") { return try signed(path, row: row, peer: peer) }
             if path.hasPrefix("info/") { return "/info/unsafe/" + path.dropFirst("info/".count) }
             return "/unsafe/" + path
         }
@@ -172,22 +172,30 @@ struct PeerExpectationTests {
                 searched = range.upperBound
             }
         }
-        if path.hasPrefix("/") { return try signed(path, peer: peer) }
+        if path.hasPrefix("/") { return try signed(path, row: row, peer: peer) }
         if row.config["ALLOW_UNSAFE_URL"]?.lowercased() == "false" {
-            return "/" + ThumborSigner(keys: [thumborKey]).signature(for: path) + "/" + path
+            return "/" + ThumborSigner(keys: [row.config["SECURITY_KEY"] ?? thumborKey]).signature(for: path) + "/" + path
         }
         return "/unsafe/" + path
     }
 
-    /// A whole path with `{sig}` where the valid signature of what follows its segment goes.
-    static func signed(_ path: String, peer: String) throws -> String {
-        guard path.contains("{sig}") else { return path }
-        let segments = path.dropFirst().split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
-        let rest = segments.count > 1 ? String(segments[1]) : ""
-        let signature =
-            peer == "imgproxy"
-            ? URLSigner(keys: [try SigningKey(keyHex: ProxyFixture.key, saltHex: ProxyFixture.salt)]).signature(for: "/" + rest)
-            : ThumborSigner(keys: [thumborKey]).signature(for: rest)
-        return path.replacingOccurrences(of: "{sig}", with: signature)
+    /// A whole path with `{sig}` where the valid signature of what follows it goes, made with the
+    /// row's keys (the first pair) as its client signs: over imgproxy's path as the client wrote
+    /// it, before a CDN's normalisation (which the server restores).
+    static func signed(_ path: String, row: PeerRow, peer: String) throws -> String {
+        guard let marker = path.range(of: "{sig}") else { return path }
+        let after = path[marker.upperBound...]
+        let rest = String(after.drop { $0 != "/" })
+        let signature: String
+        if peer == "imgproxy" {
+            let keys = row.config["IMGPROXY_KEY"]?.split(separator: ",").first.map(String.init) ?? ProxyFixture.key
+            let salts = row.config["IMGPROXY_SALT"]?.split(separator: ",").first.map(String.init) ?? ProxyFixture.salt
+            let size = row.config["IMGPROXY_SIGNATURE_SIZE"].flatMap { Int($0) } ?? 32
+            signature = URLSigner(keys: [try SigningKey(keyHex: keys, saltHex: salts)], signatureSize: size)
+                .signature(for: ProxyPath.restoringNormalisation(rest))
+        } else {
+            signature = ThumborSigner(keys: [row.config["SECURITY_KEY"] ?? thumborKey]).signature(for: String(rest.dropFirst()))
+        }
+        return path.replacingCharacters(in: marker, with: signature)
     }
 }
