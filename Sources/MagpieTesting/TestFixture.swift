@@ -36,6 +36,10 @@ public func withTestFixture<T: Sendable>(
     // Loopback connects take microseconds, but a machine loaded by other suites (or Thread
     // Sanitizer) can hold one for seconds: tests about connect timeouts set their own.
     configuration.connectTimeout = .seconds(60)
+    // The machine's memory pressure depends on what else runs beside the test (a CI run's other
+    // suites stalled on memory and emptied every pipeline's caches mid-test): a test about
+    // pressure injects its own (``ManualMemoryPressure``).
+    configuration.memoryPressure = nil
     configuration.diskCache = DataCache.Configuration(directory: directory.appendingPathComponent("cache"))
     configuration.clock = clock.monotonic
     configuration.wallClock = clock.wall

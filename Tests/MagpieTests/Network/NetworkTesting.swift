@@ -19,6 +19,8 @@ enum NetworkTesting {
         configuration.diskCache = nil
         configuration.memoryCache = nil
         configuration.failedURLBlockDuration = .zero
+        // The machine's memory pressure is not the test's (see `withTestFixture`).
+        configuration.memoryPressure = nil
         try configure(&configuration)
         return try await withImagePipeline(configuration: configuration, body)
     }

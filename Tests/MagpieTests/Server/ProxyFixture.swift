@@ -95,6 +95,8 @@ func withProxyFixture<T: Sendable>(
     configuration.pipeline.addressPolicy = AddressPolicy(allowing: .loopback)
     // A loaded machine can hold a loopback connect for seconds; timeout tests set their own.
     configuration.pipeline.connectTimeout = .seconds(60)
+    // As in `withTestFixture`: the machine's memory pressure is not the test's.
+    configuration.pipeline.memoryPressure = nil
     configuration.signingKeys = [try SigningKey(keyHex: ProxyFixture.key, saltHex: ProxyFixture.salt)]
     configuration.logger = log.logger(label: "magpie.proxy")
     try configure(&configuration)
