@@ -51,6 +51,15 @@ struct ProxyURL: Sendable {
 struct Grammars: Sendable {
     let imgproxy: ImgproxyGrammar
     let thumbor: ThumborGrammar
+    /// Every grammar's health-check paths with their healthy bodies, gathered once: every
+    /// request's path is looked up here before it is read as an image URL.
+    let healthChecks: [String: String]
+
+    init(imgproxy: ImgproxyGrammar, thumbor: ThumborGrammar) {
+        self.imgproxy = imgproxy
+        self.thumbor = thumbor
+        healthChecks = imgproxy.healthChecks.merging(thumbor.healthChecks) { first, _ in first }
+    }
 
     func `for`(_ kind: URLGrammar) -> any ProxyGrammar {
         switch kind {
@@ -58,6 +67,4 @@ struct Grammars: Sendable {
         case .thumbor: thumbor
         }
     }
-
-    var all: [any ProxyGrammar] { [imgproxy, thumbor] }
 }

@@ -17,9 +17,8 @@ struct ProxyEndpoints: Sendable {
             return Self.text(.methodNotAllowed, "only GET and HEAD\n", extra: [.allow: "GET, HEAD"])
         }
         let endpoint = path.prefix(while: { $0 != "?" })
-        for grammar in proxy.grammars.all {
-            if let healthy = grammar.healthChecks[String(endpoint)] { return health(ok: healthy) }
-        }
+        // Both servers' health checks begin "/health": other paths are not copied to be looked up.
+        if endpoint.hasPrefix("/health"), let healthy = proxy.grammars.healthChecks[String(endpoint)] { return health(ok: healthy) }
         switch endpoint {
         case "/metrics":
             var headers = HTTPFields()
