@@ -1,3 +1,5 @@
+#include "bitmap.h"
+#include "heif_hevc.h"
 #include "magpie_encode.h"
 #include "shim_internal.h"
 
@@ -68,6 +70,25 @@ magpie_status magpie_encode(const unsigned char *pixels, int width, int height, 
             g_object_unref(colour);
         }
         break;
+    }
+    case MAGPIE_FORMAT_HEIF: {
+        int keep_alpha = !magpie_is_opaque(pixels, (size_t)width * (size_t)height);
+        magpie_status written = magpie_heif_hevc_save(pixels, width, height, quality, keep_alpha, &buffer, &size, error, error_length);
+        g_object_unref(image);
+        if (written != MAGPIE_STATUS_OK) return written;
+        *output = buffer;
+        *output_length = size;
+        return MAGPIE_STATUS_OK;
+    }
+    case MAGPIE_FORMAT_BMP:
+    case MAGPIE_FORMAT_ICO: {
+        magpie_status written = options->format == MAGPIE_FORMAT_BMP ? magpie_bmp_save(image, &buffer, &size, error, error_length)
+                                                                     : magpie_ico_save(image, &buffer, &size, error, error_length);
+        g_object_unref(image);
+        if (written != MAGPIE_STATUS_OK) return written;
+        *output = buffer;
+        *output_length = size;
+        return MAGPIE_STATUS_OK;
     }
     default:
         g_object_unref(image);

@@ -1,3 +1,4 @@
+#include "bitmap.h"
 #include "heif_hevc.h"
 #include "magpie_formats.h"
 #include "png_guard.h"
@@ -34,6 +35,11 @@ int magpie_is_heif_sequence(const unsigned char *data, size_t length) {
 
 static int find_loader(const void *data, size_t length, magpie_header *header,
                        char *error, size_t error_length) {
+    // libvips reads these only through ImageMagick; bitmap.c decodes them.
+    if (magpie_bmp_is_bmp(data, length) || magpie_ico_is_ico(data, length)) {
+        header->format = magpie_bmp_is_bmp(data, length) ? MAGPIE_FORMAT_BMP : MAGPIE_FORMAT_ICO;
+        return MAGPIE_STATUS_OK;
+    }
     const char *loader = vips_foreign_find_load_buffer(data, length);
     if (magpie_is_heif_sequence(data, length)) {
         vips_error_clear();
@@ -83,6 +89,7 @@ static VipsImage *open_with_libvips(const void *data, size_t length, magpie_form
 
 VipsImage *magpie_open_image(const void *data, size_t length, magpie_format format,
                              VipsAccess access, VipsFailOn fail_on) {
+    if (magpie_is_bitmap(format)) return magpie_bitmap_open(data, length, format);
     if (format == MAGPIE_FORMAT_HEIF) {
         char text[256] = "";
         VipsImage *image = magpie_heif_hevc_open(data, length, text, sizeof text);
@@ -100,6 +107,11 @@ magpie_status magpie_read_header(const void *data, size_t length, magpie_header 
         return MAGPIE_STATUS_FAILED;
     int status = find_loader(data, length, header, error, error_length);
     if (status != MAGPIE_STATUS_OK) return status;
+    if (magpie_is_bitmap(header->format)) {
+        header->pages = 1;
+        header->orientation = 1;
+        return magpie_bitmap_size(data, length, header->format, &header->width, &header->height, error, error_length);
+    }
     VipsImage *image = open_with_libvips(data, length, header->format, VIPS_ACCESS_RANDOM, VIPS_FAIL_ON_NONE);
     if (!image) {
         magpie_take_error(error, error_length, "could not read the image header");

@@ -14,4 +14,10 @@ int magpie_heif_is_hevc(const void *data, size_t length);
 /// as the file says; NULL with `error` set when libheif fails.
 VipsImage *magpie_heif_hevc_open(const void *data, size_t length, char *error, size_t error_length);
 
+/// Writes `width` x `height` RGBA8 pixels as an HEVC-coded HEIF (HEIC) with the system's
+/// libheif and its x265 encoder, with an alpha plane when `keep_alpha`; `buffer` is freed with
+/// g_free. MAGPIE_STATUS_UNSUPPORTED when libheif has no HEVC encoder.
+magpie_status magpie_heif_hevc_save(const unsigned char *pixels, int width, int height, int quality, int keep_alpha, void **buffer,
+                                    size_t *size, char *error, size_t error_length);
+
 #endif

@@ -12,7 +12,7 @@
 //       → operations.c, render_here.c                   one operation; rendering on this thread
 //         → scale_on_load.c                             geometry, opening at a reduced scale
 //           → formats.c                                 recognising and opening
-//             → png_guard.c, heif_hevc.c                format guards
+//             → png_guard.c, heif_hevc.c, bitmap.c      format guards and decoders outside libvips
 // colour.c, shim_internal.c, gif_frames.c and jpeg_dc.c sit at the bottom, used from any level.
 #ifndef MAGPIE_SHIM_INTERNAL_H
 #define MAGPIE_SHIM_INTERNAL_H
@@ -27,6 +27,11 @@
 /// Whether the format is a HEIF container (HEIC or AVIF), which libheif reads.
 static inline int magpie_is_heif(magpie_format format) {
     return format == MAGPIE_FORMAT_HEIF || format == MAGPIE_FORMAT_AVIF;
+}
+
+/// Whether the format is one bitmap.c decodes (BMP, ICO), which libvips does not.
+static inline int magpie_is_bitmap(magpie_format format) {
+    return format == MAGPIE_FORMAT_BMP || format == MAGPIE_FORMAT_ICO;
 }
 
 /// Copies libvips' error buffer (or `fallback` when empty) into `error` and clears it.

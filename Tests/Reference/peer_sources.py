@@ -3,7 +3,7 @@
 Usage: peer_sources.py OUTDIR SPEC [SPEC...]
 
 A SPEC is FORMAT:WIDTHxHEIGHT[:FEATURE...] as the rows write it (features: alpha, grey,
-orientation=N, frames=N, cmyk, 16bit, interlaced). Every image is the same gradient: red is x and
+orientation=N, frames=N, cmyk, 16bit, interlaced, rle: a BMP coded RLE8). Every image is the same gradient: red is x and
 green is y (0 to 255 across the stored image), blue 128, so the part of the source an answer shows
 can be read back from its pixels; with alpha, the top-left eighth is transparent. Prints a JSON
 object from each SPEC to the file written, or to null when this machine cannot write that format.
@@ -15,6 +15,8 @@ import subprocess
 import sys
 
 from PIL import Image
+
+from pillow_bitmaps import write_rle
 
 
 def gradient(width, height, features):
@@ -68,6 +70,15 @@ def make(spec, path_without_extension):
     path = f"{path_without_extension}.{extension}"
     orientation = int(named.get("orientation", 0))
     frames = int(named.get("frames", 1))
+    if kind == "bmp" and "rle" in features:
+        write_rle(image.convert("RGB").quantize(256), 8, path)
+        return path
+    if kind == "jxl":
+        # libjxl's own encoder, from the same pixels as a PNG (16-bit and grey kept).
+        png = make(":".join(["png"] + parts[1:]), f"{path_without_extension}.src")
+        subprocess.run(["cjxl", png, path, "--quiet"], check=True, capture_output=True)
+        os.remove(png)
+        return path
     if kind == "svg":
         with open(path, "w") as svg:
             svg.write(

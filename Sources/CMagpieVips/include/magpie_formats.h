@@ -22,6 +22,10 @@ typedef enum {
     MAGPIE_FORMAT_AVIF = 6,
     /// TIFF: its first page.
     MAGPIE_FORMAT_TIFF = 7,
+    /// Windows bitmap.
+    MAGPIE_FORMAT_BMP = 8,
+    /// Windows icon: its largest entry.
+    MAGPIE_FORMAT_ICO = 9,
 } magpie_format;
 
 typedef struct {

@@ -17,6 +17,11 @@ extension ImageFormat {
             self = .webp
         } else if starts([0x49, 0x49, 0x2A, 0x00]) || starts([0x4D, 0x4D, 0x00, 0x2A]) {
             self = .tiff
+        } else if starts(Array("BM".utf8)) && head.count >= 26 {
+            self = .bmp
+        } else if starts([0, 0, 1, 0]) && head.count >= 22 && head[4] | head[5] != 0 && head[9] == 0 {
+            // An icon directory: reserved 0, type 1, entries, the first entry's reserved byte 0.
+            self = .ico
         } else if starts(Array("ftyp".utf8), at: 4) {
             self = Self.heifFamily(brands: Self.brands(inFileTypeBox: head))
         } else if Self.startsWithSVGElement(bytes.prefix(4096)) {

@@ -13,6 +13,10 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
     case heif
     /// TIFF, its first page; written lossless (Deflate).
     case tiff
+    /// Windows bitmap: 24 bits a pixel when opaque, 32 with alpha.
+    case bmp
+    /// Windows icon: its largest entry is read; written as one PNG entry of at most 256 x 256.
+    case ico
     /// Scalable Vector Graphics: recognised, never decoded or written (it is a document that can
     /// hold scripts and fetch other resources). `magpie proxy` passes it through only sanitised.
     case svg
@@ -39,9 +43,10 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
         case .webp: Traits(name: "WebP", mediaType: "image/webp", fileExtensions: ["webp"], animates: true, shimCode: MAGPIE_FORMAT_WEBP)
         case .avif: Traits(name: "AVIF", mediaType: "image/avif", fileExtensions: ["avif"], shimCode: MAGPIE_FORMAT_AVIF)
         case .gif: Traits(name: "GIF", mediaType: "image/gif", fileExtensions: ["gif"], animates: true, shimCode: MAGPIE_FORMAT_GIF)
-        // Writing HEVC needs an encoder no Magpie install ships.
-        case .heif: Traits(name: "HEIF", mediaType: "image/heic", fileExtensions: ["heic", "heif"], encodes: false, shimCode: MAGPIE_FORMAT_HEIF)
+        case .heif: Traits(name: "HEIF", mediaType: "image/heic", fileExtensions: ["heic", "heif"], shimCode: MAGPIE_FORMAT_HEIF)
         case .tiff: Traits(name: "TIFF", mediaType: "image/tiff", fileExtensions: ["tiff", "tif"], shimCode: MAGPIE_FORMAT_TIFF)
+        case .bmp: Traits(name: "BMP", mediaType: "image/bmp", fileExtensions: ["bmp"], shimCode: MAGPIE_FORMAT_BMP)
+        case .ico: Traits(name: "ICO", mediaType: "image/x-icon", fileExtensions: ["ico"], shimCode: MAGPIE_FORMAT_ICO)
         case .svg:
             Traits(name: "SVG", mediaType: "image/svg+xml", fileExtensions: ["svg"], decodes: false, encodes: false, shimCode: MAGPIE_FORMAT_UNKNOWN)
         case .unknown:
@@ -59,8 +64,8 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
     public var fileExtension: String { traits.fileExtensions[0] }
     /// Whether ``VipsDecoder`` reads it.
     public var isDecodable: Bool { traits.decodes }
-    /// Whether ``ImageEncoder`` writes it. AVIF also needs an AV1 encoder in libvips' libheif:
-    /// see ``isEncoderAvailable``.
+    /// Whether ``ImageEncoder`` writes it. AVIF also needs an AV1 encoder in libvips' libheif,
+    /// HEIF an HEVC one in the system's: see ``isEncoderAvailable``.
     public var isEncodable: Bool { traits.encodes }
     /// Whether Magpie decodes and writes its animations frame by frame; other formats are
     /// read as their first frame and written as stills.
@@ -70,17 +75,25 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
     /// The formats ``ImageEncoder`` writes.
     public static var encodable: [ImageFormat] { allCases.filter(\.isEncodable) }
 
-    /// Whether this machine's libvips writes it now: AVIF needs libheif built with an AV1
-    /// encoder, checked once by encoding a tiny image.
+    /// Whether this machine writes it now: AVIF needs libvips' libheif built with an AV1
+    /// encoder, HEIF the system's libheif with an HEVC one; each checked once by encoding a tiny
+    /// image.
     public var isEncoderAvailable: Bool {
         guard isEncodable else { return false }
-        return self == .avif ? Self.writesAVIF : true
+        switch self {
+        case .avif: return Self.writesAVIF
+        case .heif: return Self.writesHEIF
+        default: return true
+        }
     }
 
-    private static let writesAVIF: Bool = {
+    private static let writesAVIF = writesTinyImage(as: .avif)
+    private static let writesHEIF = writesTinyImage(as: .heif)
+
+    private static func writesTinyImage(as format: ImageFormat) -> Bool {
         let pixel = DecodedImage(width: 16, height: 16, pixels: [UInt8](repeating: 200, count: 16 * 16 * 4))
-        return (try? ImageEncoder(quality: 50).encode(pixel, as: .avif)).map { !$0.isEmpty } ?? false
-    }()
+        return (try? ImageEncoder(quality: 50).encode(pixel, as: format)).map { !$0.isEmpty } ?? false
+    }
 
     /// The format a name or file extension stands for (`jpg`, `JPEG`, `heic`...); `nil` for
     /// anything else.

@@ -20,7 +20,7 @@ extension ThumborFilters {
                 reading.options.format = nil
                 throw arguments.skip("not a format thumbor writes, so the format is left as it would be")
             }
-            guard let format = ImageFormat(name: name), format.isEncodable else {
+            guard let format = ImageFormat(name: name), format.isEncoderAvailable else {
                 reading.options.format = nil
                 throw arguments.skip("Magpie does not write \(name.uppercased()), so the format is left as it would be")
             }

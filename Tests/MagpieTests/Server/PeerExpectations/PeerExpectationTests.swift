@@ -28,16 +28,20 @@ struct PeerExpectationTests {
             // Settings the proxy refuses fail their rows, as the peer's server would start.
             var probe = ProxyConfiguration(cacheDirectory: sources.folder)
             do {
-                try Self.configure(&probe, for: group[0], peer: peer)
+                try Self.configure(&probe, for: group[0], peer: peer, sources: sources)
             } catch {
                 failed += group.map { ($0, ["the settings are refused: \(error)"]) }
                 continue
             }
-            try await withProxyFixture(configure: { try Self.configure(&$0, for: group[0], peer: peer) }) { fixture in
+            try await withProxyFixture(configure: { try Self.configure(&$0, for: group[0], peer: peer, sources: sources) }) { fixture in
                 for file in sources.files.values { fixture.origin.serve("/" + file.lastPathComponent, .image(Array(try Data(contentsOf: file)))) }
                 Self.serveSpecialSources(fixture.origin)
                 for (name, file) in Self.marks(sources) { fixture.origin.serve("/" + name, .image(Array(try Data(contentsOf: file)))) }
                 for row in group {
+                    if Self.isMade(row.source), sources.files[row.source] == nil {
+                        failed.append((row, ["the source \(row.source) cannot be made with this machine's tools"]))
+                        continue
+                    }
                     let path = try Self.path(for: row, peer: peer, origin: fixture.origin, sources: sources)
                     let reply = try await fixture.get(path, headers: Self.requestHeaders(row))
                     let failures = PeerRowCheck(row: row, reply: reply, sourceSize: sources.sizes[row.source]).failures()
@@ -71,7 +75,7 @@ struct PeerExpectationTests {
     static func makeSources(for rows: [PeerRow]) throws -> Sources {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("magpie-peer-sources-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let specs = Set(rows.map(\.source).filter(isMade) + [defaultSource, "png:30x30:alpha"]).sorted()
+        let specs = Set(rows.map(\.source).filter(isMade) + [defaultSource, "png:30x30:alpha"] + watermarkFixtures.values).sorted()
         let made = try JSONSerialization.jsonObject(with: try PythonScript.run(sourcesScript, [folder.path] + specs)) as? [String: Any] ?? [:]
         var files: [String: URL] = [:], sizes: [String: (width: Int, height: Int)] = [:]
         for spec in specs {
@@ -126,7 +130,16 @@ struct PeerExpectationTests {
 
     static let thumborKey = "MY_SECURE_KEY"
 
-    static func configure(_ configuration: inout ProxyConfiguration, for row: PeerRow, peer: String) throws {
+    /// imgproxy's watermark files, named by its tests relative to its repository, as made sources.
+    static let watermarkFixtures = [
+        "testdata/geometry.png": defaultSource,
+        "testdata/test-images/png/8-bpp.png": "png:64x64",
+        "testdata/test-images/png/8-bpp-grayscale.png": "png:64x64:grey",
+        "testdata/test-images/png/16-bpp.png": "png:64x64:16bit",
+        "testdata/test-images/png/16-bpp-grayscale.png": "png:64x64:grey:16bit",
+    ]
+
+    static func configure(_ configuration: inout ProxyConfiguration, for row: PeerRow, peer: String, sources: Sources) throws {
         configuration.signingKeys = []
         configuration.allowsUnsignedURLs = true
         if peer == "imgproxy", row.path.contains("{sig}") {
@@ -136,8 +149,12 @@ struct PeerExpectationTests {
             configuration.thumborSecurityKeys = [thumborKey]
             if row.config["ALLOW_UNSAFE_URL"]?.lowercased() == "false" { configuration.allowsUnsignedURLs = false }
         }
+        var settings = row.config
+        if let mark = settings["IMGPROXY_WATERMARK_PATH"], let spec = watermarkFixtures[mark], let file = sources.files[spec] {
+            settings["IMGPROXY_WATERMARK_PATH"] = file.path
+        }
         // Settings Magpie does not read are left out, as the proxy's environment reading leaves them.
-        try configuration.read(ConfigReader(provider: EnvironmentVariablesProvider(environmentVariables: row.config)))
+        try configuration.read(ConfigReader(provider: EnvironmentVariablesProvider(environmentVariables: settings)))
     }
 
     /// The `Accept` a row's notes say the peer's test sent (`request Accept: image/webp,*/*;q=0.8; ...`).

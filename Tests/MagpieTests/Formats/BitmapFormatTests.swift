@@ -1,0 +1,153 @@
+import Foundation
+import Magpie
+import MagpieTesting
+import Testing
+
+/// BMP and ICO, read with the distribution's stb_image (and libvips for an icon's PNG entries)
+/// and written with stb_image_write; HEIC written with the system's libheif. Pillow is the
+/// independent reader each is compared with.
+@Suite("BMP, ICO and HEIC")
+struct BitmapFormatTests {
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../Reference/pillow_bitmaps.py").standardizedFileURL
+
+    struct Made {
+        let folder: URL
+        let files: [String: (name: String, width: Int, height: Int)]
+    }
+
+    static func make() throws -> Made {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("magpie-bitmaps-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let printed = try JSONSerialization.jsonObject(with: PythonScript.run(script, ["make", folder.path])) as? [String: [Any]] ?? [:]
+        var files: [String: (name: String, width: Int, height: Int)] = [:]
+        for (variant, fields) in printed {
+            guard let name = fields[0] as? String, let width = fields[1] as? Int, let height = fields[2] as? Int else { continue }
+            files[variant] = (name, width, height)
+        }
+        return Made(folder: folder, files: files)
+    }
+
+    @Test func everyVariantDecodesAsPillowReadsIt() throws {
+        let made = try Self.make()
+        defer { try? FileManager.default.removeItem(at: made.folder) }
+        #expect(made.files.count == 12)
+        for (variant, file) in made.files.sorted(by: { $0.key < $1.key }) {
+            let bytes = [UInt8](try Data(contentsOf: made.folder.appendingPathComponent(file.name)))
+            let expectedFormat: ImageFormat = variant.hasPrefix("ico") ? .ico : .bmp
+            #expect(ImageFormat(sniffing: bytes) == expectedFormat, "\(variant)")
+            let decoded = try VipsDecoder().decode(bytes, thumbnail: nil, maximumPixels: 1_000_000)
+            #expect(decoded.sourceFormat == expectedFormat, "\(variant)")
+            #expect(decoded.width == file.width && decoded.height == file.height, "\(variant): \(decoded.width)x\(decoded.height)")
+            var pillow = [UInt8](try Data(contentsOf: made.folder.appendingPathComponent(variant + ".rgba")))
+            if variant == "bmp-32bit" {
+                // Pillow drops the alpha a 32-bit bitmap without bit fields keeps in its fourth
+                // byte; Magpie keeps it, as browsers and imgproxy do: the source's, 96 on the right.
+                for row in 0..<file.height {
+                    for column in file.width / 2..<file.width { pillow[(row * file.width + column) * 4 + 3] = 96 }
+                }
+            }
+            let differing = zip(decoded.pixels, pillow).filter { $0 != $1 }.count
+            #expect(decoded.pixels.count == pillow.count && differing == 0, "\(variant): \(differing) bytes differ from Pillow's")
+        }
+        // The mask alone makes some of the 24-bit icon's pixels transparent.
+        let masked = try VipsDecoder().decode([UInt8](try Data(contentsOf: made.folder.appendingPathComponent("ico-masked.ico"))), thumbnail: nil, maximumPixels: 10_000)
+        #expect(stride(from: 3, to: masked.pixels.count, by: 4).contains { masked.pixels[$0] == 0 })
+    }
+
+    @Test func aThumbnailIsDecodedFromTheBitmap() throws {
+        let made = try Self.make()
+        defer { try? FileManager.default.removeItem(at: made.folder) }
+        for variant in ["bmp-24bit", "ico-png", "ico-bitmap"] {
+            let bytes = [UInt8](try Data(contentsOf: made.folder.appendingPathComponent(made.files[variant]!.name)))
+            let decoded = try VipsDecoder().decode(bytes, thumbnail: ImageRequest.Thumbnail(width: 20, height: 20), maximumPixels: 1_000_000)
+            #expect(max(decoded.width, decoded.height) == 20, "\(variant): \(decoded.width)x\(decoded.height)")
+        }
+    }
+
+    /// A bitmap header that declares more pixels than allowed is refused from the header, before
+    /// anything is allocated; damaged files are errors, never crashes.
+    @Test func hostileBitmapsAreRefused() throws {
+        var huge = Self.bitmapHeader(width: 100_000, height: 100_000, bits: 24)
+        huge += [UInt8](repeating: 0, count: 64)
+        #expect {
+            try VipsDecoder().decode(huge, thumbnail: nil, maximumPixels: 50_000_000)
+        } throws: { error in
+            if case .imageTooLarge = error as? MagpieError { return true }
+            return false
+        }
+        // An icon whose only entry lies past the end of the file.
+        var outside: [UInt8] = [0, 0, 1, 0, 1, 0, 16, 16, 0, 0, 1, 0, 32, 0]
+        outside += Self.little32(4000) + Self.little32(22) + [UInt8](repeating: 0, count: 64)
+        #expect(throws: MagpieError.self) { try VipsDecoder().decode(outside, thumbnail: nil, maximumPixels: 1_000_000) }
+        // An icon whose bitmap entry declares rows its bytes do not hold.
+        var cut: [UInt8] = [0, 0, 1, 0, 1, 0, 0, 0, 0, 0, 1, 0, 32, 0] + Self.little32(60) + Self.little32(22)
+        cut += Self.little32(40) + Self.little32(30_000) + Self.little32(60_000) + [1, 0, 32, 0] + [UInt8](repeating: 0, count: 24)
+        cut += [UInt8](repeating: 7, count: 20)
+        #expect(throws: MagpieError.self) { try VipsDecoder().decode(cut, thumbnail: nil, maximumPixels: 10_000_000_000) }
+    }
+
+    /// Every file of the set with bytes flipped and cut: each decodes or fails, none crashes.
+    @Test func damagedBitmapsFailCleanly() throws {
+        let made = try Self.make()
+        defer { try? FileManager.default.removeItem(at: made.folder) }
+        var generator = SystemRandomNumberGenerator()
+        var failures = 0
+        for file in made.files.values {
+            let original = [UInt8](try Data(contentsOf: made.folder.appendingPathComponent(file.name)))
+            for round in 0..<40 {
+                var bytes = round.isMultiple(of: 4) ? Array(original.prefix(Int.random(in: 1..<original.count, using: &generator))) : original
+                for _ in 0..<4 {
+                    let index = Int.random(in: 0..<min(bytes.count, 80), using: &generator)
+                    bytes[index] = UInt8.random(in: 0...255, using: &generator)
+                }
+                do { _ = try VipsDecoder().decode(bytes, thumbnail: nil, maximumPixels: 4_000_000) } catch { failures += 1 }
+            }
+        }
+        #expect(failures > 0, "some damage is refused")
+    }
+
+    @Test(arguments: [ImageFormat.bmp, .ico, .heif])
+    func whatMagpieWritesPillowOrLibheifReadsBack(format: ImageFormat) throws {
+        try #require(format.isEncoderAvailable)
+        for opaque in [true, false] {
+            var pixels: [UInt8] = []
+            for row in 0..<40 {
+                for column in 0..<60 { pixels += [UInt8(column * 4), UInt8(row * 6), 90, opaque || column < 30 ? 255 : 128] }
+            }
+            let image = DecodedImage(width: 60, height: 40, pixels: pixels)
+            let bytes = try ImageEncoder(quality: 90).encode(image, as: format)
+            #expect(ImageFormat(sniffing: bytes) == format)
+            if format == .heif {
+                // HEVC is lossy: read back by libheif, close to what was written, alpha kept.
+                let decoded = try VipsDecoder().decode(bytes, thumbnail: nil, maximumPixels: 10_000)
+                #expect(decoded.width == 60 && decoded.height == 40)
+                let worst = zip(decoded.pixels, pixels).map { abs(Int($0) - Int($1)) }.max() ?? 255
+                #expect(worst <= 24, "largest difference \(worst)")
+                continue
+            }
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("magpie-written-\(UUID().uuidString).\(format.fileExtension)")
+            defer { try? FileManager.default.removeItem(at: file) }
+            try Data(bytes).write(to: file)
+            let read = try JSONSerialization.jsonObject(with: PythonScript.run(Self.script, ["read", file.path])) as? [String: Any] ?? [:]
+            #expect(read["width"] as? Int == 60 && read["height"] as? Int == 40)
+            if format == .bmp { #expect(read["mode"] as? String == (opaque ? "RGB" : "RGBA")) }
+            #expect(read["rgba"] as? String == pixels.map { String(format: "%02x", $0) }.joined(), "\(format) opaque \(opaque)")
+        }
+    }
+
+    @Test func anIconIsScaledToTheSizeAnEntryCanDeclare() throws {
+        let image = DecodedImage(width: 600, height: 300, pixels: [UInt8](repeating: 180, count: 600 * 300 * 4))
+        let bytes = try ImageEncoder().encode(image, as: .ico)
+        let decoded = try VipsDecoder().decode(bytes, thumbnail: nil, maximumPixels: 1_000_000)
+        #expect(decoded.width == 256 && decoded.height == 128)
+        #expect(bytes[6] == 0 && bytes[7] == 128, "a side of 256 is written as 0")
+    }
+
+    static func little32(_ value: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
+
+    static func bitmapHeader(width: Int, height: Int, bits: Int) -> [UInt8] {
+        Array("BM".utf8) + little32(0) + little32(0) + little32(54) + little32(40) + little32(width) + little32(height) + [1, 0, UInt8(bits), 0]
+            + [UInt8](repeating: 0, count: 24)
+    }
+}
