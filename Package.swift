@@ -54,7 +54,7 @@ let package = Package(
         .target(
             name: "CMagpieVips",
             dependencies: ["CVips"],
-            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("heif"), .linkedLibrary("stb"), .linkedLibrary("z")]
+            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("heif"), .linkedLibrary("stb"), .linkedLibrary("jxl"), .linkedLibrary("z")]
         ),
         .target(name: "CMagpieSystem"),
         // Only tests link it.

@@ -208,9 +208,9 @@ magpie_status magpie_decode(const void *data, size_t length, const magpie_decode
     VipsImage *decoded = NULL;
     int heif_sequence = magpie_is_heif(format) && magpie_is_heif_sequence(data, length);
     int hevc = format == MAGPIE_FORMAT_HEIF;
-    if (thumbnail && (is_jpeg || heif_sequence || hevc || magpie_is_bitmap(format))) {
+    if (thumbnail && (is_jpeg || heif_sequence || hevc || magpie_is_decoded_outside_libvips(format))) {
         // HEIF sequences: vips_thumbnail_buffer would pick the (blocked) ImageMagick loader;
-        // HEVC: libvips may have no decoder for it (heif_hevc.c); BMP and ICO: it has none.
+        // HEVC: libvips may have no decoder for it (heif_hevc.c); BMP, ICO, JPEG XL: it has none.
         VipsImage *loaded = NULL;
         int shrink = is_jpeg ? jpeg_shrink_for_box(&image->source, target_width, target_height, fill || exact) : 1;
         // At 1/8 a progressive JPEG needs only its DC scans; `loaded` stays NULL otherwise.

@@ -1,5 +1,6 @@
 #include "bitmap.h"
 #include "heif_hevc.h"
+#include "jpeg_xl.h"
 #include "magpie_encode.h"
 #include "shim_internal.h"
 
@@ -71,9 +72,13 @@ magpie_status magpie_encode(const unsigned char *pixels, int width, int height, 
         }
         break;
     }
-    case MAGPIE_FORMAT_HEIF: {
+    case MAGPIE_FORMAT_HEIF:
+    case MAGPIE_FORMAT_JXL: {
         int keep_alpha = !magpie_is_opaque(pixels, (size_t)width * (size_t)height);
-        magpie_status written = magpie_heif_hevc_save(pixels, width, height, quality, keep_alpha, &buffer, &size, error, error_length);
+        magpie_status written =
+            options->format == MAGPIE_FORMAT_HEIF
+                ? magpie_heif_hevc_save(pixels, width, height, quality, keep_alpha, &buffer, &size, error, error_length)
+                : magpie_jxl_save(pixels, width, height, quality, keep_alpha, &buffer, &size, error, error_length);
         g_object_unref(image);
         if (written != MAGPIE_STATUS_OK) return written;
         *output = buffer;

@@ -1,5 +1,6 @@
 #include "bitmap.h"
 #include "heif_hevc.h"
+#include "jpeg_xl.h"
 #include "magpie_formats.h"
 #include "png_guard.h"
 #include "shim_internal.h"
@@ -38,6 +39,11 @@ static int find_loader(const void *data, size_t length, magpie_header *header,
     // libvips reads these only through ImageMagick; bitmap.c decodes them.
     if (magpie_bmp_is_bmp(data, length) || magpie_ico_is_ico(data, length)) {
         header->format = magpie_bmp_is_bmp(data, length) ? MAGPIE_FORMAT_BMP : MAGPIE_FORMAT_ICO;
+        return MAGPIE_STATUS_OK;
+    }
+    // libvips reads it only when built with libjxl; jpeg_xl.c reads it with the system's.
+    if (magpie_jxl_is_jxl(data, length)) {
+        header->format = MAGPIE_FORMAT_JXL;
         return MAGPIE_STATUS_OK;
     }
     const char *loader = vips_foreign_find_load_buffer(data, length);
@@ -90,6 +96,7 @@ static VipsImage *open_with_libvips(const void *data, size_t length, magpie_form
 VipsImage *magpie_open_image(const void *data, size_t length, magpie_format format,
                              VipsAccess access, VipsFailOn fail_on) {
     if (magpie_is_bitmap(format)) return magpie_bitmap_open(data, length, format);
+    if (format == MAGPIE_FORMAT_JXL) return magpie_jxl_open(data, length);
     if (format == MAGPIE_FORMAT_HEIF) {
         char text[256] = "";
         VipsImage *image = magpie_heif_hevc_open(data, length, text, sizeof text);
@@ -111,6 +118,12 @@ magpie_status magpie_read_header(const void *data, size_t length, magpie_header 
         header->pages = 1;
         header->orientation = 1;
         return magpie_bitmap_size(data, length, header->format, &header->width, &header->height, error, error_length);
+    }
+    if (header->format == MAGPIE_FORMAT_JXL) {
+        // Decoded upright (jpeg_xl.c), so the header says the upright size.
+        header->pages = 1;
+        header->orientation = 1;
+        return magpie_jxl_size(data, length, &header->width, &header->height, error, error_length);
     }
     VipsImage *image = open_with_libvips(data, length, header->format, VIPS_ACCESS_RANDOM, VIPS_FAIL_ON_NONE);
     if (!image) {

@@ -12,7 +12,8 @@
 //       → operations.c, render_here.c                   one operation; rendering on this thread
 //         → scale_on_load.c                             geometry, opening at a reduced scale
 //           → formats.c                                 recognising and opening
-//             → png_guard.c, heif_hevc.c, bitmap.c      format guards and decoders outside libvips
+//             → png_guard.c, heif_hevc.c, bitmap.c,     format guards and decoders outside libvips
+//               jpeg_xl.c
 // colour.c, shim_internal.c, gif_frames.c and jpeg_dc.c sit at the bottom, used from any level.
 #ifndef MAGPIE_SHIM_INTERNAL_H
 #define MAGPIE_SHIM_INTERNAL_H
@@ -32,6 +33,12 @@ static inline int magpie_is_heif(magpie_format format) {
 /// Whether the format is one bitmap.c decodes (BMP, ICO), which libvips does not.
 static inline int magpie_is_bitmap(magpie_format format) {
     return format == MAGPIE_FORMAT_BMP || format == MAGPIE_FORMAT_ICO;
+}
+
+/// Whether a decoder outside libvips reads the format whole (BMP, ICO, JPEG XL): libvips
+/// neither recognises nor thumbnails its bytes.
+static inline int magpie_is_decoded_outside_libvips(magpie_format format) {
+    return magpie_is_bitmap(format) || format == MAGPIE_FORMAT_JXL;
 }
 
 /// Copies libvips' error buffer (or `fallback` when empty) into `error` and clears it.

@@ -6,6 +6,8 @@ usage: pillow_bitmaps.py make FOLDER   writes NAME.bmp / NAME.ico and NAME.rgba 
                                        pixels) for every variant; prints {name: [file, w, h]}
        pillow_bitmaps.py read FILE     prints {"format", "mode", "width", "height"} and the RGBA
                                        pixels as hex
+       pillow_bitmaps.py png FILE OUT  FILE as an RGBA PNG
+       pillow_bitmaps.py grey FILE OUT FILE as a greyscale PNG
 """
 import json
 import os
@@ -135,4 +137,7 @@ def read(path):
 
 
 if __name__ == "__main__":
-    {"make": make, "read": read}[sys.argv[1]](sys.argv[2])
+    if sys.argv[1] in ("png", "grey"):
+        Image.open(sys.argv[2]).convert("RGBA" if sys.argv[1] == "png" else "L").save(sys.argv[3])
+    else:
+        {"make": make, "read": read}[sys.argv[1]](sys.argv[2])

@@ -26,6 +26,8 @@ typedef enum {
     MAGPIE_FORMAT_BMP = 8,
     /// Windows icon: its largest entry.
     MAGPIE_FORMAT_ICO = 9,
+    /// JPEG XL: its first frame.
+    MAGPIE_FORMAT_JXL = 10,
 } magpie_format;
 
 typedef struct {

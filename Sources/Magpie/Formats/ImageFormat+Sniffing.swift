@@ -22,6 +22,9 @@ extension ImageFormat {
         } else if starts([0, 0, 1, 0]) && head.count >= 22 && head[4] | head[5] != 0 && head[9] == 0 {
             // An icon directory: reserved 0, type 1, entries, the first entry's reserved byte 0.
             self = .ico
+        } else if starts([0xFF, 0x0A]) || starts([0, 0, 0, 0x0C, 0x4A, 0x58, 0x4C, 0x20, 0x0D, 0x0A, 0x87, 0x0A]) {
+            // A JPEG XL codestream, or the container's signature box.
+            self = .jxl
         } else if starts(Array("ftyp".utf8), at: 4) {
             self = Self.heifFamily(brands: Self.brands(inFileTypeBox: head))
         } else if Self.startsWithSVGElement(bytes.prefix(4096)) {

@@ -17,6 +17,8 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
     case bmp
     /// Windows icon: its largest entry is read; written as one PNG entry of at most 256 x 256.
     case ico
+    /// JPEG XL, its first frame; read and written with the system's libjxl.
+    case jxl
     /// Scalable Vector Graphics: recognised, never decoded or written (it is a document that can
     /// hold scripts and fetch other resources). `magpie proxy` passes it through only sanitised.
     case svg
@@ -47,6 +49,7 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
         case .tiff: Traits(name: "TIFF", mediaType: "image/tiff", fileExtensions: ["tiff", "tif"], shimCode: MAGPIE_FORMAT_TIFF)
         case .bmp: Traits(name: "BMP", mediaType: "image/bmp", fileExtensions: ["bmp"], shimCode: MAGPIE_FORMAT_BMP)
         case .ico: Traits(name: "ICO", mediaType: "image/x-icon", fileExtensions: ["ico"], shimCode: MAGPIE_FORMAT_ICO)
+        case .jxl: Traits(name: "JPEG XL", mediaType: "image/jxl", fileExtensions: ["jxl"], shimCode: MAGPIE_FORMAT_JXL)
         case .svg:
             Traits(name: "SVG", mediaType: "image/svg+xml", fileExtensions: ["svg"], decodes: false, encodes: false, shimCode: MAGPIE_FORMAT_UNKNOWN)
         case .unknown:

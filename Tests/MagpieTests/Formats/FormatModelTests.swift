@@ -43,7 +43,7 @@ struct FormatModelTests {
         for format in ImageFormat.allCases where !format.isEncodable {
             #expect(throws: MagpieError.self) { try ImageEncoder().encode(pixel, as: format) }
         }
-        #expect(ImageFormat.encodable == [.jpeg, .png, .webp, .avif, .gif, .heif, .tiff, .bmp, .ico])
+        #expect(ImageFormat.encodable == [.jpeg, .png, .webp, .avif, .gif, .heif, .tiff, .bmp, .ico, .jxl])
     }
 
     @Test func namesAndExtensionsLeadToTheirFormat() {
@@ -53,7 +53,7 @@ struct FormatModelTests {
             #expect(format.mediaType.hasPrefix("image/"))
         }
         #expect(ImageFormat(name: "jpg") == .jpeg && ImageFormat(name: "heic") == .heif)
-        #expect(ImageFormat(name: "bmp") == .bmp && ImageFormat(name: "jxl") == nil && ImageFormat(name: "unknown") == nil && ImageFormat(name: "bin") == nil)
+        #expect(ImageFormat(name: "bmp") == .bmp && ImageFormat(name: "jp2") == nil && ImageFormat(name: "unknown") == nil && ImageFormat(name: "bin") == nil)
         #expect(!ImageFormat.jpeg.keepsAlpha && ImageFormat.png.keepsAlpha)
         #expect(ImageFormat.allCases.filter(\.isAnimatable) == [.webp, .gif])
     }

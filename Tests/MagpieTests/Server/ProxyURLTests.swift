@@ -141,7 +141,7 @@ struct ProxyURLTests {
         (["g:middle"], "option 'g:middle': 'middle' is not a gravity; one of ce, no, so, ea, we, noea, nowe, soea, sowe, sm, entropy, fp:X:Y"),
         (["g:fp:2:0"], "option 'g:fp:2:0': a focus point is fp:X:Y with X and Y from 0 to 1"),
         (["ex:1:sm"], "option 'ex:1:sm': 'sm' is a crop's gravity; here it is one of ce, no, so, ea, we, noea, nowe, soea, sowe, fp:X:Y"),
-        (["f:jxl"], "option 'f:jxl': 'jxl' is not an image format Magpie knows"),
+        (["f:jp2"], "option 'f:jp2': 'jp2' is not an image format Magpie knows"),
         (["dpr:0"], "option 'dpr:0': dpr is a number above 0 and at most 100"),
         (["rot:45"], "option 'rot:45': rotate takes a multiple of 90 degrees"),
         (["el:maybe"], "option 'el:maybe': 'maybe' is not 1 (true) or 0 (false)"),
@@ -172,7 +172,7 @@ struct ProxyURLTests {
             try Self.parser.parse(segments)
         } throws: { error in
             guard let error = error as? ProxyURLError else { return false }
-            return error.status == 422 && error.message.hasSuffix("Magpie writes jpeg, png, webp, avif, gif, heif, tiff, bmp, ico, auto, not \(segments.last!.split(separator: ":")[1])")
+            return error.status == 422 && error.message.hasSuffix("Magpie writes jpeg, png, webp, avif, gif, heif, tiff, bmp, ico, jxl, auto, not \(segments.last!.split(separator: ":")[1])")
         }
     }
 
