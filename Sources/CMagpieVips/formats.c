@@ -18,6 +18,7 @@ static magpie_format format_of_loader(const char *loader) {
         {"VipsForeignLoadJpegBuffer", MAGPIE_FORMAT_JPEG}, {"VipsForeignLoadPngBuffer", MAGPIE_FORMAT_PNG},
         {"VipsForeignLoadNsgifBuffer", MAGPIE_FORMAT_GIF}, {"VipsForeignLoadWebpBuffer", MAGPIE_FORMAT_WEBP},
         {"VipsForeignLoadHeifBuffer", MAGPIE_FORMAT_AVIF}, {"VipsForeignLoadTiffBuffer", MAGPIE_FORMAT_TIFF},
+        {"VipsForeignLoadSvgBuffer", MAGPIE_FORMAT_SVG},
     };
     for (size_t i = 0; i < sizeof allowed / sizeof allowed[0]; i++)
         if (strcmp(loader, allowed[i].loader) == 0) return allowed[i].format;

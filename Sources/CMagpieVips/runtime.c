@@ -47,9 +47,12 @@ static gpointer initialize_once(gpointer log) {
     vips_cache_set_max(0);
     vips_cache_set_max_mem(0);
     vips_cache_set_max_files(0);
-    // Loaders built on large third-party libraries (ImageMagick, PDF, SVG...) are not
-    // written for hostile input; Magpie only ever needs the web formats.
+    // Loaders built on large third-party libraries (ImageMagick, PDF...) are not written for
+    // hostile input; Magpie only ever needs the web formats. SVG is the exception, from bytes
+    // only: librsvg (Rust, fuzzed) runs no scripts, and with no file to resolve against it
+    // follows no reference outside the document (FormatsOutsideLibvipsTests feeds it hostile ones).
     vips_block_untrusted_set(TRUE);
+    vips_operation_block_set("VipsForeignLoadSvgBuffer", FALSE);
     // libvips before 8.15 compiles a liborc program for each resample it builds; during a
     // 20,000-thumbnail soak on two decoding threads the process died with SIGSEGV inside
     // liborc's code allocator (orc_code_allocate_codemem), the crash sharp's users avoid by

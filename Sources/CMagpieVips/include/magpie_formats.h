@@ -28,6 +28,8 @@ typedef enum {
     MAGPIE_FORMAT_ICO = 9,
     /// JPEG XL: its first frame.
     MAGPIE_FORMAT_JXL = 10,
+    /// SVG, rendered by libvips' librsvg.
+    MAGPIE_FORMAT_SVG = 11,
 } magpie_format;
 
 typedef struct {

@@ -14,7 +14,7 @@ import Logging
 /// covers the box, then resampled. A progressive JPEG reduced 8 times or more is decoded from
 /// its DC scans alone (about ten times faster); the rest of such a file is not read, so damage
 /// there does not fail the thumbnail, while a full-size decode of it does.
-/// Other formats libvips could read (SVG, PDF, TIFF...) are refused.
+/// Formats libvips could read that are not ``ImageFormat`` cases (PDF, ImageMagick's...) are refused.
 public struct VipsDecoder: ImageDecoding {
     /// Creates a decoder; libvips is started on first use.
     public init() {}

@@ -47,7 +47,10 @@ extension ImageFormat {
             } else if rest.starts(with: Array("<!--".utf8)) {
                 skipped = after(Array("-->".utf8), in: rest)
             } else if rest.starts(with: Array("<!DOCTYPE".utf8)) || rest.starts(with: Array("<!doctype".utf8)) {
-                skipped = after(Array(">".utf8), in: rest)
+                // A document type with an internal subset (`[<!ENTITY ...>]`) ends at `]>`.
+                let bracket = rest.firstIndex(of: UInt8(ascii: "[")), close = rest.firstIndex(of: UInt8(ascii: ">"))
+                let hasSubset = bracket != nil && (close == nil || bracket! < close!)
+                skipped = after(Array((hasSubset ? "]>" : ">").utf8), in: rest)
             } else {
                 break
             }

@@ -19,8 +19,11 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
     case ico
     /// JPEG XL, its first frame; read and written with the system's libjxl.
     case jxl
-    /// Scalable Vector Graphics: recognised, never decoded or written (it is a document that can
-    /// hold scripts and fetch other resources). `magpie proxy` passes it through only sanitised.
+    /// Scalable Vector Graphics, rendered by libvips' librsvg at its intrinsic size (or scaled
+    /// as a vector to a thumbnail's box); never written. librsvg runs no scripts and, given bytes
+    /// rather than a file, follows no reference outside the document; the declared size is held
+    /// to the pixel limit before anything is drawn. `magpie proxy` passes it through sanitised
+    /// unless a raster format is asked for.
     case svg
     /// Bytes in no format Magpie recognises.
     case unknown
@@ -51,7 +54,7 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
         case .ico: Traits(name: "ICO", mediaType: "image/x-icon", fileExtensions: ["ico"], shimCode: MAGPIE_FORMAT_ICO)
         case .jxl: Traits(name: "JPEG XL", mediaType: "image/jxl", fileExtensions: ["jxl"], shimCode: MAGPIE_FORMAT_JXL)
         case .svg:
-            Traits(name: "SVG", mediaType: "image/svg+xml", fileExtensions: ["svg"], decodes: false, encodes: false, shimCode: MAGPIE_FORMAT_UNKNOWN)
+            Traits(name: "SVG", mediaType: "image/svg+xml", fileExtensions: ["svg"], encodes: false, shimCode: MAGPIE_FORMAT_SVG)
         case .unknown:
             Traits(
                 name: "unknown", mediaType: "application/octet-stream", fileExtensions: ["bin"], decodes: false, encodes: false, keepsAlpha: false,
@@ -122,6 +125,6 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
 
     /// The format the C shim names.
     init(shimCode: magpie_format) {
-        self = Self.allCases.first { $0.shimCode == shimCode && $0 != .svg } ?? .unknown
+        self = Self.allCases.first { $0.shimCode == shimCode } ?? .unknown
     }
 }

@@ -1,13 +1,15 @@
 import Foundation
 import Magpie
+import MagpieOrigin
 import MagpieTesting
 import Testing
 
 /// The formats the installed libvips does not read or write: BMP and ICO, read with the
 /// distribution's stb_image (and libvips for an icon's PNG entries) and written with
 /// stb_image_write; JPEG XL with the system's libjxl; HEIC written with the system's libheif.
-/// Pillow and libjxl's own tools are the independent readers each is compared with.
-@Suite("BMP, ICO, JPEG XL and HEIC")
+/// Pillow and libjxl's own tools are the independent readers each is compared with. And SVG,
+/// which libvips renders with librsvg only for Magpie's bytes, fed hostile documents.
+@Suite("BMP, ICO, JPEG XL, HEIC and SVG")
 struct FormatsOutsideLibvipsTests {
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../../Reference/pillow_bitmaps.py").standardizedFileURL
@@ -169,6 +171,62 @@ struct FormatsOutsideLibvipsTests {
         let decoded = try VipsDecoder().decode(bytes, thumbnail: nil, maximumPixels: 1_000_000)
         #expect(decoded.width == 256 && decoded.height == 128)
         #expect(bytes[6] == 0 && bytes[7] == 128, "a side of 256 is written as 0")
+    }
+
+    @Test func anSVGIsRenderedAtItsSizeOrAThumbnails() throws {
+        let document = ##"<svg xmlns="http://www.w3.org/2000/svg" width="200" height="100"><rect width="200" height="100" fill="#0080ff"/><circle cx="100" cy="50" r="40" fill="#ff0000"/></svg>"##
+        let bytes = Array(document.utf8)
+        #expect(ImageFormat(sniffing: bytes) == .svg)
+        let whole = try VipsDecoder().decode(bytes, thumbnail: nil, maximumPixels: 1_000_000)
+        #expect(whole.sourceFormat == .svg && whole.width == 200 && whole.height == 100)
+        #expect(Array(whole.pixels[0..<4]) == [0, 128, 255, 255])
+        #expect(Array(whole.pixels[(50 * 200 + 100) * 4..<(50 * 200 + 100) * 4 + 4]) == [255, 0, 0, 255])
+        // A thumbnail is drawn at the box's size (libvips renders the vector at that scale); as
+        // for any source, a thumbnail does not enlarge.
+        let small = try VipsDecoder().decode(bytes, thumbnail: ImageRequest.Thumbnail(width: 50, height: 50), maximumPixels: 1_000_000)
+        #expect(small.width == 50 && small.height == 25)
+        #expect(Array(small.pixels[(12 * 50 + 25) * 4..<(12 * 50 + 25) * 4 + 4]) == [255, 0, 0, 255])
+        let large = try VipsDecoder().decode(bytes, thumbnail: ImageRequest.Thumbnail(width: 800, height: 800), maximumPixels: 1_000_000)
+        #expect(large.width == 200 && large.height == 100)
+    }
+
+    /// An SVG is a program the origin sends: it is drawn without reaching anything outside it.
+    @Test func hostileSVGsAreRefusedOrDrawnWithoutReachingOut() async throws {
+        let origin = try await ImageServer.start()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("magpie-svg-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let red = try ImageEncoder().encode(DecodedImage(width: 8, height: 8, pixels: [UInt8](repeating: 255, count: 8 * 8 * 4).enumerated().map { $0.offset % 4 == 1 || $0.offset % 4 == 2 ? 0 : $0.element }), as: .png)
+        try Data(red).write(to: folder.appendingPathComponent("secret.png"))
+        origin.serve("/secret.png", .image(red))
+        let reaching = """
+            <svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="90" height="30">\
+            <rect width="90" height="30" fill="#00ff00"/>\
+            <image x="0" width="30" height="30" href="\(origin.url("/secret.png").absoluteString)"/>\
+            <image x="30" width="30" height="30" xlink:href="file://\(folder.path)/secret.png"/>\
+            <image x="60" width="30" height="30" href="secret.png"/>\
+            <style>@import url(\(origin.url("/style.css").absoluteString));</style><script>document.write("x")</script></svg>
+            """
+        let drawn = try VipsDecoder().decode(Array(reaching.utf8), thumbnail: nil, maximumPixels: 1_000_000)
+        for column in [15, 45, 75] {
+            #expect(Array(drawn.pixels[(15 * 90 + column) * 4..<(15 * 90 + column) * 4 + 4]) == [0, 255, 0, 255], "column \(column) shows only the document")
+        }
+        #expect(origin.totalRequests == 0, "nothing was fetched")
+        await origin.shutdown()
+
+        var laughs = #"<?xml version="1.0"?><!DOCTYPE svg [<!ENTITY a0 "ha">"#
+        for level in 1...12 { laughs += "<!ENTITY a\(level) \"" + String(repeating: "&a\(level - 1);", count: 10) + "\">" }
+        laughs += #"]><svg xmlns="http://www.w3.org/2000/svg" width="50" height="50"><text y="20">&a12;</text></svg>"#
+        #expect(ImageFormat(sniffing: Array(laughs.utf8)) == .svg, "a document type with entities is skipped to its end")
+        #expect(throws: MagpieError.self) { try VipsDecoder().decode(Array(laughs.utf8), thumbnail: nil, maximumPixels: 1_000_000) }
+
+        let canvas = #"<svg xmlns="http://www.w3.org/2000/svg" width="1000000" height="1000000"><rect width="1000000" height="1000000"/></svg>"#
+        #expect {
+            try VipsDecoder().decode(Array(canvas.utf8), thumbnail: nil, maximumPixels: 100_000_000)
+        } throws: { error in
+            if case .imageTooLarge = error as? MagpieError { return true }
+            return false
+        }
     }
 
     static func little32(_ value: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
