@@ -54,8 +54,8 @@ public struct EncodingRequest: Sendable, Hashable {
     /// Which format the bytes are written in.
     public enum Format: Sendable, Hashable {
         /// The source's own format where browsers show it (JPEG, PNG, WebP, GIF; a JPEG a
-        /// processor made transparent becomes PNG), otherwise JPEG, or PNG when the image has
-        /// transparency.
+        /// processor made transparent becomes PNG), PNG for a drawn SVG, otherwise JPEG, or PNG
+        /// when the image has transparency.
         case source
         /// This format; AVIF falls back to WebP where libvips has no AV1 encoder.
         case fixed(ImageFormat)

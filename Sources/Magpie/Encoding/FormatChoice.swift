@@ -25,12 +25,14 @@ extension EncodingRequest.Format {
     }
 
     /// The source's format where browsers show it and it can hold the image (transparency a
-    /// processor made in a JPEG goes to PNG); JPEG or PNG, by transparency, otherwise.
+    /// processor made in a JPEG goes to PNG); a drawn SVG is PNG, lossless for its flat colours
+    /// and sharp edges, as thumbor writes it; JPEG or PNG, by transparency, otherwise.
     private static func sourceChoice(for image: DecodedImage, source: ImageFormat) -> ImageFormat {
         switch source {
         // A still GIF stays GIF, as imgproxy and thumbor keep it.
         case .gif: .gif
         case .png, .webp: source
+        case .svg: .png
         default: image.isOpaque ? .jpeg : .png
         }
     }

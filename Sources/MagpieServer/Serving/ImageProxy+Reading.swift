@@ -5,9 +5,8 @@ import Magpie
 /// rules, the render plan, the encoding and the cache key) is the same for every grammar.
 extension ImageProxy {
     func prepare(_ request: ProxyRequest) -> Preparation {
-        let grammar: any ProxyGrammar, pathOnly: String
+        let grammar: any ProxyGrammar, pathOnly: String, kind: URLGrammar
         do throws(ProxyURLError) {
-            let kind: URLGrammar
             (kind, pathOnly) = try self.grammar(of: Self.pathOnly(request.path))
             grammar = grammars.for(kind)
         } catch {
@@ -32,7 +31,7 @@ extension ImageProxy {
             let key = pipeline.configuration.encodedImageKey(for: imageRequest, encoding: encoding)
             let work = Work(
                 grammar: grammar, reply: url.reply, skipped: url.skipped, maxAge: options.maxAge, sourceByteLimit: options.limits.sourceBytes, request: imageRequest, pendingMark: pendingMark, plan: plan, encoding: encoding,
-                servesSourceAlways: options.raw, servesSourceIn: options.skipProcessing,
+                servesSourceAlways: options.raw, servesSourceIn: options.skipProcessing.union(passesSVGThrough(options, source: source, grammar: kind) ? [.svg] : []),
                 filename: options.filename ?? url.sourceStem, attachment: options.returnAttachment,
                 sourceKey: pipeline.configuration.cacheKey(source), variant: key.variant,
                 varies: options.format?.negotiates ?? false, cacheTag: Validators.cacheTag(for: source))
@@ -44,6 +43,16 @@ extension ImageProxy {
         } catch {
             return .answered((failure(grammar.status(for: error), error.message), StageTimings(), nil))
         }
+    }
+
+    /// imgproxy passes an SVG source through, sanitised, unless the URL names a raster format or
+    /// the operator always rasterises. Only the bytes say a source is SVG, and looking at them
+    /// before the cache would cost every request a fetch: a source whose path ends in `.svg` is
+    /// looked at first (processed as usual when it is not an SVG); another SVG is drawn.
+    func passesSVGThrough(_ options: ProxyOptions, source: URL, grammar: URLGrammar) -> Bool {
+        guard grammar == .imgproxy, !configuration.alwaysRasterizesSVG, source.pathExtension.lowercased() == "svg" else { return false }
+        if case .fixed(let format) = options.format, format != .svg { return false }
+        return true
     }
 
     /// Which grammar a path is written in, and the path without a mount prefix. With prefixes

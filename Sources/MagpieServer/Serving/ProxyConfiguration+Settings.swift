@@ -20,6 +20,7 @@ extension ProxyConfiguration {
     /// | `imgproxy.max.animation.frames` | `IMGPROXY_MAX_ANIMATION_FRAMES` | frames of an animated source |
     /// | `imgproxy.max.result.dimension` | `IMGPROXY_MAX_RESULT_DIMENSION` | ``maximumResultDimension`` (0: none) |
     /// | `imgproxy.allow.security.options` | `IMGPROXY_ALLOW_SECURITY_OPTIONS` | ``allowsSecurityOptions`` |
+    /// | `imgproxy.always.rasterize.svg` | `IMGPROXY_ALWAYS_RASTERIZE_SVG` | ``alwaysRasterizesSVG`` |
     /// | `imgproxy.ttl` | `IMGPROXY_TTL` | ``cacheMaxAge`` in seconds |
     /// | `imgproxy.quality` | `IMGPROXY_QUALITY` | ``defaultQuality`` |
     /// | `imgproxy.format.quality` | `IMGPROXY_FORMAT_QUALITY` | `jpeg=80,webp=75` |
@@ -73,6 +74,7 @@ extension ProxyConfiguration {
         if let allowed = try Self.boolean(settings, "imgproxy.allow.security.options", "IMGPROXY_ALLOW_SECURITY_OPTIONS") {
             allowsSecurityOptions = allowed
         }
+        if let always = try Self.boolean(settings, "imgproxy.always.rasterize.svg", "IMGPROXY_ALWAYS_RASTERIZE_SVG") { alwaysRasterizesSVG = always }
         if let seconds = try Self.whole(settings, "imgproxy.ttl", "IMGPROXY_TTL") {
             guard seconds >= 0 else { throw Self.invalid("IMGPROXY_TTL", "is seconds, 0 or more") }
             cacheMaxAge = .seconds(seconds)

@@ -42,6 +42,10 @@ public struct ProxyConfiguration: Sendable {
     /// Let URLs lower the source and result limits for themselves (imgproxy's per-URL security
     /// options and `IMGPROXY_ALLOW_SECURITY_OPTIONS`): never above the limits set here.
     public var allowsSecurityOptions = false
+    /// Draw an SVG source as a raster even where an imgproxy URL names no raster format
+    /// (imgproxy's `IMGPROXY_ALWAYS_RASTERIZE_SVG`); otherwise such a URL for an `.svg` source
+    /// passes the document through, sanitised, as imgproxy does.
+    public var alwaysRasterizesSVG = false
     /// Formats a thumbor URL without `format()` is written in when the client accepts them
     /// (thumbor's `AUTO_WEBP` and `AUTO_AVIF`), answered with `Vary: Accept`.
     public var thumborAutoFormats: Set<ImageFormat> = []

@@ -93,10 +93,18 @@ struct ProxyHardeningTests {
                 // Well-formed XML, by a parser of its own.
                 #expect(XMLParser(data: Data(reply.body)).parse())
             }
-            // Processed, it is drawn (by librsvg, which follows no reference out of the document)
-            // and written as a raster.
+            // Asked for in a raster format, it is drawn (by librsvg, which follows no reference
+            // out of the document); processed without one, it passes through sanitised, as
+            // imgproxy passes it.
+            let drawn = try await fixture.get(fixture.path("/a.svg", "s:64/f:png"))
+            #expect(drawn.status == 200 && drawn.header("Content-Type") == "image/png", "\(drawn.status) \(drawn.text)")
+            let kept = try await fixture.get(fixture.path("/a.svg", "s:64"))
+            #expect(kept.header("Content-Type") == "image/svg+xml" && !kept.text.contains("<script"))
+        }
+        try await withProxyFixture(configure: { $0.alwaysRasterizesSVG = true }) { fixture in
+            fixture.origin.serve("/a.svg", .image(Array(#"<svg xmlns="http://www.w3.org/2000/svg" width="20" height="10"/>"#.utf8)))
             let drawn = try await fixture.get(fixture.path("/a.svg", "s:64"))
-            #expect(drawn.status == 200 && drawn.header("Content-Type")?.hasPrefix("image/") == true, "\(drawn.status) \(drawn.text)")
+            #expect(drawn.status == 200 && drawn.header("Content-Type") == "image/png", "IMGPROXY_ALWAYS_RASTERIZE_SVG: \(drawn.text)")
         }
     }
 

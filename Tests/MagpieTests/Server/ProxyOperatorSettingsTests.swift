@@ -95,7 +95,7 @@ struct ProxyOperatorSettingsTests {
          "IMGPROXY_ALLOWED_SOURCES takes http and https URL prefixes (https://images.example.com/); 's3://bucket/' is not one"),
         (["IMGPROXY_WATERMARK_PATH": "/nonexistent/wm.png"], "IMGPROXY_WATERMARK_PATH names a file that cannot be read: /nonexistent/wm.png"),
         (["IMGPROXY_WATERMARK_DATA": "bm90IGFuIGltYWdl"],
-         "IMGPROXY_WATERMARK_DATA is not an image Magpie can decode: Not a supported image: the data is not a JPEG, PNG, WebP, AVIF, GIF, HEIF or TIFF image."),
+         "IMGPROXY_WATERMARK_DATA is not an image Magpie can decode: Not a supported image: the data is not a JPEG, PNG, WebP, AVIF, GIF, HEIF, TIFF, BMP, ICO, JPEG XL or SVG image."),
         (["IMGPROXY_WATERMARK_URL": "file:///etc/wm.png"], "IMGPROXY_WATERMARK_URL is an http or https URL"),
         (["IMGPROXY_WATERMARK_OPACITY": "1.5"], "IMGPROXY_WATERMARK_OPACITY is 0 to 1"),
     ])

@@ -259,7 +259,7 @@ struct ProxyServingTests {
             let firstFrame = try await fixture.get(fixture.path("/clip.gif", "s:64/ff:1"))
             #expect(firstFrame.status == 200, "\(firstFrame.text)")
             fixture.origin.serve("/wide.svg", .image(Array("<svg xmlns='http://www.w3.org/2000/svg' width='4000' height='1000'/>".utf8)))
-            let vector = try await fixture.get(fixture.path("/wide.svg", "s:64"))
+            let vector = try await fixture.get(fixture.path("/wide.svg", "s:64/f:png"))
             #expect(vector.status == 422 && vector.text.contains("4000x1000"), "an SVG's declared size is held to the limit: \(vector.text)")
             let huge = try await fixture.get(fixture.path("/big.jpg", "s:9000:10"))
             #expect(huge.status == 404)
