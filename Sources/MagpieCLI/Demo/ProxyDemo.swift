@@ -33,6 +33,8 @@ struct ProxyDemo {
         configuration.thumborSecurityKeys = [Self.randomHex()]
         // The origin is this machine; a production proxy keeps loopback refused.
         configuration.pipeline.addressPolicy = AddressPolicy(allowing: .loopback)
+        // So the options page can show a URL lowering its own limits (`mrd`).
+        configuration.allowsSecurityOptions = true
         configuration.logger = logger
         let proxy = try ImageProxy(configuration: configuration)
 
