@@ -137,6 +137,20 @@ struct ConsumerPackageTests {
         return files
     }
 
+    /// SwiftPM plans a path dependency's targets once: a source file added to Magpie since the
+    /// last build is not compiled (its symbols are missing at link time), so the build is
+    /// started afresh when the list of Magpie's source files changes.
+    static func forgetBuildWhenSourcesAreAddedOrRemoved() throws {
+        let sources = repository.appendingPathComponent("Sources")
+        let files = (FileManager.default.enumerator(atPath: sources.path)?.allObjects as? [String] ?? []).sorted()
+        let stamp = root.appendingPathComponent("sources.txt")
+        let listing = files.joined(separator: "\n")
+        if (try? String(contentsOf: stamp, encoding: .utf8)) != listing {
+            try? FileManager.default.removeItem(at: package.appendingPathComponent(".build"))
+            try listing.write(to: stamp, atomically: true, encoding: .utf8)
+        }
+    }
+
     /// Writes the package: the README's dependency line (with the path of this checkout for its
     /// URL), the snippets with `https://example.com` turned into the origin and port 8080 into
     /// one the system chooses, and for the main-actor and actor examples a `main.swift` that
@@ -148,6 +162,7 @@ struct ConsumerPackageTests {
         // The package's identity is the last part of its URL or path: link the checkout as `magpie`.
         let checkout = root.appendingPathComponent("magpie")
         try FileManager.default.createDirectory(at: package, withIntermediateDirectories: true)
+        try forgetBuildWhenSourcesAreAddedOrRemoved()
         if (try? FileManager.default.destinationOfSymbolicLink(atPath: checkout.path)) != repository.path {
             try? FileManager.default.removeItem(at: checkout)
             try FileManager.default.createSymbolicLink(at: checkout, withDestinationURL: repository)
