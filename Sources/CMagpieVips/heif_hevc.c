@@ -151,6 +151,10 @@ magpie_status magpie_heif_hevc_save(const unsigned char *pixels, int width, int 
     // x265's own default preset is several times slower for files a few per cent smaller, too
     // slow for images made per request (as AVIF's effort is lowered in encode.c).
     heif_encoder_set_parameter_string(encoder, "preset", "fast");
+    // One thread, as every other encode runs on the decoding thread that asked for it: x265's
+    // own pools would take every core for each request (Magpie sizes its threads to the cores).
+    heif_encoder_set_parameter_string(encoder, "x265:pools", "1");
+    heif_encoder_set_parameter_string(encoder, "x265:frame-threads", "1");
     failure = heif_image_create(width, height, heif_colorspace_RGB, keep_alpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB,
                                 &image);
     if (failure.code == heif_error_Ok) failure = heif_image_add_plane(image, heif_channel_interleaved, width, height, 8);
