@@ -169,7 +169,8 @@ static uint8_t *expand_rle(const uint8_t *data, size_t length, size_t *expanded_
             break;
         } else if (value == 2) {
             if (at + 2 > available) break;
-            x += coded[at];
+            // Held to the row's end: deltas add up, and runs only check x < width.
+            x = MIN(x + coded[at], width);
             y += coded[at + 1];
             at += 2;
         } else {

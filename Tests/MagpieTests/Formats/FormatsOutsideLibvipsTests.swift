@@ -88,6 +88,20 @@ struct FormatsOutsideLibvipsTests {
         cut += Self.little32(40) + Self.little32(30_000) + Self.little32(60_000) + [1, 0, 32, 0] + [UInt8](repeating: 0, count: 24)
         cut += [UInt8](repeating: 7, count: 20)
         #expect(throws: MagpieError.self) { try VipsDecoder().decode(cut, thumbnail: nil, maximumPixels: 10_000_000_000) }
+        // A run-length-coded bitmap whose deltas move far past its rows, then runs: drawn inside.
+        var palette: [UInt8] = []
+        for index in 0..<256 { palette += [UInt8(index), UInt8(index), UInt8(index), 0] }
+        var coded: [UInt8] = []
+        for _ in 0..<100_000 { coded += [0, 2, 255, 0] }
+        coded += [200, 7, 0, 0, 4, 9, 0, 1]
+        var rle = Array("BM".utf8) + Self.little32(0) + Self.little32(0) + Self.little32(54 + 1024)
+        rle += Self.little32(40) + Self.little32(8) + Self.little32(2) + [1, 0, 8, 0] + Self.little32(1) + Self.little32(coded.count)
+        rle += Self.little32(2835) + Self.little32(2835) + Self.little32(256) + Self.little32(0) + palette + coded
+        let drawn = try VipsDecoder().decode(rle, thumbnail: nil, maximumPixels: 1_000)
+        // Rows are stored bottom up: the first row's run fell past its end, the second's is on top.
+        #expect(drawn.width == 8 && drawn.height == 2 && Array(drawn.pixels[32..<36]) == [0, 0, 0, 255])
+        #expect(Array(drawn.pixels.prefix(16)) == [UInt8](repeating: 9, count: 16).enumerated().map { $0.offset % 4 == 3 ? 255 : 9 })
+        #expect(Array(drawn.pixels[16..<20]) == [0, 0, 0, 255])
     }
 
     /// Every file of the set with bytes flipped and cut: each decodes or fails, none crashes.
