@@ -26,7 +26,9 @@ magpie_status magpie_encode(const unsigned char *pixels, int width, int height, 
     }
     void *buffer = NULL;
     size_t size = 0;
-    int failed;
+    int failed = 0;
+    // Set by the encoders outside libvips, which leave their own error.
+    magpie_status written = MAGPIE_STATUS_OK;
     // "strip": the pixels came from memory, so the only metadata libvips would write is its
     // own default EXIF block, bytes no viewer needs, or, when kept, the copyright set here.
     int strip = !(options->copyright && options->copyright[0]);
@@ -75,32 +77,20 @@ magpie_status magpie_encode(const unsigned char *pixels, int width, int height, 
     case MAGPIE_FORMAT_HEIF:
     case MAGPIE_FORMAT_JXL: {
         int keep_alpha = !magpie_is_opaque(pixels, (size_t)width * (size_t)height);
-        magpie_status written =
-            options->format == MAGPIE_FORMAT_HEIF
-                ? magpie_heif_hevc_save(pixels, width, height, quality, keep_alpha, &buffer, &size, error, error_length)
-                : magpie_jxl_save(pixels, width, height, quality, keep_alpha, &buffer, &size, error, error_length);
-        g_object_unref(image);
-        if (written != MAGPIE_STATUS_OK) return written;
-        *output = buffer;
-        *output_length = size;
-        return MAGPIE_STATUS_OK;
+        written = options->format == MAGPIE_FORMAT_HEIF
+                      ? magpie_heif_hevc_save(pixels, width, height, quality, keep_alpha, &buffer, &size, error, error_length)
+                      : magpie_jxl_save(pixels, width, height, quality, keep_alpha, &buffer, &size, error, error_length);
+        break;
     }
-    case MAGPIE_FORMAT_BMP:
-    case MAGPIE_FORMAT_ICO: {
-        magpie_status written = options->format == MAGPIE_FORMAT_BMP ? magpie_bmp_save(image, &buffer, &size, error, error_length)
-                                                                     : magpie_ico_save(image, &buffer, &size, error, error_length);
-        g_object_unref(image);
-        if (written != MAGPIE_STATUS_OK) return written;
-        *output = buffer;
-        *output_length = size;
-        return MAGPIE_STATUS_OK;
-    }
+    case MAGPIE_FORMAT_BMP: written = magpie_bmp_save(image, &buffer, &size, error, error_length); break;
+    case MAGPIE_FORMAT_ICO: written = magpie_ico_save(image, &buffer, &size, error, error_length); break;
     default:
         g_object_unref(image);
         magpie_set_error(error, error_length, "unknown output format");
         return MAGPIE_STATUS_UNSUPPORTED;
     }
     g_object_unref(image);
+    if (written != MAGPIE_STATUS_OK) return written;
     if (failed) {
         magpie_take_error(error, error_length, "encoding failed");
         return MAGPIE_STATUS_FAILED;

@@ -37,16 +37,13 @@ int magpie_is_heif_sequence(const unsigned char *data, size_t length) {
 
 static int find_loader(const void *data, size_t length, magpie_header *header,
                        char *error, size_t error_length) {
-    // libvips reads these only through ImageMagick; bitmap.c decodes them.
-    if (magpie_bmp_is_bmp(data, length) || magpie_ico_is_ico(data, length)) {
-        header->format = magpie_bmp_is_bmp(data, length) ? MAGPIE_FORMAT_BMP : MAGPIE_FORMAT_ICO;
-        return MAGPIE_STATUS_OK;
-    }
-    // libvips reads it only when built with libjxl; jpeg_xl.c reads it with the system's.
-    if (magpie_jxl_is_jxl(data, length)) {
-        header->format = MAGPIE_FORMAT_JXL;
-        return MAGPIE_STATUS_OK;
-    }
+    // libvips reads BMP and ICO only through ImageMagick (bitmap.c decodes them), and JPEG XL
+    // only when built with libjxl (jpeg_xl.c reads it with the system's).
+    header->format = magpie_bmp_is_bmp(data, length)   ? MAGPIE_FORMAT_BMP
+                     : magpie_ico_is_ico(data, length) ? MAGPIE_FORMAT_ICO
+                     : magpie_jxl_is_jxl(data, length) ? MAGPIE_FORMAT_JXL
+                                                       : MAGPIE_FORMAT_UNKNOWN;
+    if (header->format != MAGPIE_FORMAT_UNKNOWN) return MAGPIE_STATUS_OK;
     const char *loader = vips_foreign_find_load_buffer(data, length);
     if (magpie_is_heif_sequence(data, length)) {
         vips_error_clear();
@@ -115,16 +112,13 @@ magpie_status magpie_read_header(const void *data, size_t length, magpie_header 
         return MAGPIE_STATUS_FAILED;
     int status = find_loader(data, length, header, error, error_length);
     if (status != MAGPIE_STATUS_OK) return status;
-    if (magpie_is_bitmap(header->format)) {
+    if (magpie_is_decoded_outside_libvips(header->format)) {
+        // One page, decoded upright (a JPEG XL's header gives its upright size).
         header->pages = 1;
         header->orientation = 1;
-        return magpie_bitmap_size(data, length, header->format, &header->width, &header->height, error, error_length);
-    }
-    if (header->format == MAGPIE_FORMAT_JXL) {
-        // Decoded upright (jpeg_xl.c), so the header says the upright size.
-        header->pages = 1;
-        header->orientation = 1;
-        return magpie_jxl_size(data, length, &header->width, &header->height, error, error_length);
+        return header->format == MAGPIE_FORMAT_JXL
+                   ? magpie_jxl_size(data, length, &header->width, &header->height, error, error_length)
+                   : magpie_bitmap_size(data, length, header->format, &header->width, &header->height, error, error_length);
     }
     VipsImage *image = open_with_libvips(data, length, header->format, VIPS_ACCESS_RANDOM, VIPS_FAIL_ON_NONE);
     if (!image) {
