@@ -30,6 +30,11 @@ public struct EncodingRequest: Sendable, Hashable {
     /// Write an opaque image from a PNG source as JPEG where the format would be the source's
     /// (thumbor's `AUTO_PNG_TO_JPG`): photos saved as PNG are many times larger than as JPEG.
     public var opaquePNGAsJPEG = false
+    /// What ``Format/source`` writes for a source in each format (a format maps to itself to be
+    /// kept); a source in a format not listed, or whose listed format cannot hold the image, is
+    /// written as JPEG, or PNG with transparency, or GIF for an animation. thumbor keeps AVIF
+    /// and HEIF and writes TIFF as PNG; imgproxy keeps only its preferred formats.
+    public var sourceFormats = EncodingRequest.webSourceFormats
 
     /// Creates an encoding request.
     public init(
@@ -53,9 +58,9 @@ public struct EncodingRequest: Sendable, Hashable {
 
     /// Which format the bytes are written in.
     public enum Format: Sendable, Hashable {
-        /// The source's own format where browsers show it (JPEG, PNG, WebP, GIF; a JPEG a
-        /// processor made transparent becomes PNG), PNG for a drawn SVG, otherwise JPEG, or PNG
-        /// when the image has transparency.
+        /// What ``sourceFormats`` names for the source's format: by default its own where
+        /// browsers show it (JPEG, PNG, WebP, GIF; a JPEG a processor made transparent becomes
+        /// PNG), PNG for a drawn SVG, otherwise JPEG, or PNG when the image has transparency.
         case source
         /// This format; AVIF falls back to WebP where libvips has no AV1 encoder.
         case fixed(ImageFormat)
@@ -63,6 +68,10 @@ public struct EncodingRequest: Sendable, Hashable {
         /// still; WebP, else GIF, for an animation; otherwise as ``source``. Only AVIF and WebP
         /// in the set change the choice, so only they enter cache keys.
         case negotiated(accepting: Set<ImageFormat>)
+        /// The first of the preference's formats that holds the image, else its
+        /// ``FormatPreference/otherwise``, else as ``source``. Unlike ``negotiated(accepting:)``,
+        /// the order is the caller's and every format can be among them.
+        case preferred(FormatPreference)
     }
 
     /// The settings that change the bytes, with an accepted set reduced to the formats that can
@@ -86,6 +95,7 @@ public struct EncodingRequest: Sendable, Hashable {
             case .source: "source"
             case .fixed(let format): format.rawValue
             case .negotiated(let accepted): "auto:" + accepted.map(\.rawValue).sorted().joined(separator: "+")
+            case .preferred(let preference): "prefer:" + preference.name
             }
         var parts = [format, "q=\(normalized.quality)"]
         for (format, quality) in normalized.formatQuality.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
@@ -97,6 +107,9 @@ public struct EncodingRequest: Sendable, Hashable {
         if lossless { parts.append("lossless") }
         if keepsCopyright { parts.append("copyright") }
         if opaquePNGAsJPEG { parts.append("png-to-jpeg") }
+        if sourceFormats != Self.webSourceFormats {
+            parts.append("sources=" + sourceFormats.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue)>\($0.value.rawValue)" }.joined(separator: "+"))
+        }
         return parts.joined(separator: ",")
     }
 }

@@ -1,16 +1,16 @@
 extension EncodingRequest.Format {
     /// The formats whose presence in an accepted set can change a negotiated choice.
     static let negotiable: Set<ImageFormat> = [.avif, .webp]
+}
 
-    /// The format to write `image`, decoded from bytes in `source`; with `opaquePNGAsJPEG`, a
-    /// PNG source's opaque image is written as JPEG.
-    func choice(for image: DecodedImage, source: ImageFormat, opaquePNGAsJPEG: Bool = false) -> ImageFormat {
-        let chosen = unadjustedChoice(for: image, source: source)
-        return opaquePNGAsJPEG && chosen == .png && source == .png && image.isOpaque ? .jpeg : chosen
-    }
+extension EncodingRequest {
+    /// What ``Format/source`` writes by default: the formats browsers show are kept, a drawn SVG
+    /// is PNG (lossless for its flat colours and sharp edges, as thumbor writes it).
+    public static let webSourceFormats: [ImageFormat: ImageFormat] = [.jpeg: .jpeg, .png: .png, .webp: .webp, .gif: .gif, .svg: .png]
 
-    private func unadjustedChoice(for image: DecodedImage, source: ImageFormat) -> ImageFormat {
-        switch self {
+    /// The format to write `image`, decoded from bytes in `source`.
+    func format(for image: DecodedImage, source: ImageFormat) -> ImageFormat {
+        switch format {
         case .fixed(.avif): return ImageFormat.avif.isEncoderAvailable ? .avif : .webp
         case .fixed(let format): return format
         case .negotiated(let accepted):
@@ -18,22 +18,25 @@ extension EncodingRequest.Format {
             if image.isAnimated { return accepted.contains(.webp) ? .webp : .gif }
             if accepted.contains(.avif) && ImageFormat.avif.isEncoderAvailable { return .avif }
             if accepted.contains(.webp) { return .webp }
-            return Self.sourceChoice(for: image, source: source)
+            return sourceChoice(for: image, source: source)
+        case .preferred(let preference):
+            return preference.first(holding: image) ?? preference.otherwise ?? sourceChoice(for: image, source: source)
         case .source:
-            return Self.sourceChoice(for: image, source: source)
+            return sourceChoice(for: image, source: source)
         }
     }
 
-    /// The source's format where browsers show it and it can hold the image (transparency a
-    /// processor made in a JPEG goes to PNG); a drawn SVG is PNG, lossless for its flat colours
-    /// and sharp edges, as thumbor writes it; JPEG or PNG, by transparency, otherwise.
-    private static func sourceChoice(for image: DecodedImage, source: ImageFormat) -> ImageFormat {
-        switch source {
-        // A still GIF stays GIF, as imgproxy and thumbor keep it.
-        case .gif: .gif
-        case .png, .webp: source
-        case .svg: .png
-        default: image.isOpaque ? .jpeg : .png
+    /// What ``sourceFormats`` names for the source, where it can hold the image (transparency a
+    /// processor made in a JPEG goes to PNG); otherwise JPEG, or PNG with transparency, or GIF
+    /// for an animation. With ``opaquePNGAsJPEG``, a PNG source's opaque still is JPEG.
+    private func sourceChoice(for image: DecodedImage, source: ImageFormat) -> ImageFormat {
+        if opaquePNGAsJPEG, source == .png, image.isOpaque, !image.isAnimated { return .jpeg }
+        if let named = sourceFormats[source], named.isEncoderAvailable, named.keepsAlpha || image.isOpaque,
+            named.isAnimatable || !image.isAnimated
+        {
+            return named
         }
+        if image.isAnimated { return .gif }
+        return image.isOpaque ? .jpeg : .png
     }
 }

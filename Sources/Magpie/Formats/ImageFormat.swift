@@ -48,7 +48,7 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
         case .webp: Traits(name: "WebP", mediaType: "image/webp", fileExtensions: ["webp"], animates: true, shimCode: MAGPIE_FORMAT_WEBP)
         case .avif: Traits(name: "AVIF", mediaType: "image/avif", fileExtensions: ["avif"], shimCode: MAGPIE_FORMAT_AVIF)
         case .gif: Traits(name: "GIF", mediaType: "image/gif", fileExtensions: ["gif"], animates: true, shimCode: MAGPIE_FORMAT_GIF)
-        case .heif: Traits(name: "HEIF", mediaType: "image/heic", fileExtensions: ["heic", "heif"], shimCode: MAGPIE_FORMAT_HEIF)
+        case .heif: Traits(name: "HEIF", mediaType: "image/heif", fileExtensions: ["heic", "heif"], shimCode: MAGPIE_FORMAT_HEIF)
         case .tiff: Traits(name: "TIFF", mediaType: "image/tiff", fileExtensions: ["tiff", "tif"], shimCode: MAGPIE_FORMAT_TIFF)
         case .bmp: Traits(name: "BMP", mediaType: "image/bmp", fileExtensions: ["bmp"], shimCode: MAGPIE_FORMAT_BMP)
         case .ico: Traits(name: "ICO", mediaType: "image/x-icon", fileExtensions: ["ico"], shimCode: MAGPIE_FORMAT_ICO)

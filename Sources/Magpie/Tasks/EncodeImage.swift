@@ -38,7 +38,7 @@ final class EncodeImage: Sendable {
             if case .task = event { shared.send(event) }
         }
         let image = made.container.image
-        let format = key.encoding.format.choice(for: image, source: made.container.format, opaquePNGAsJPEG: key.encoding.opaquePNGAsJPEG)
+        let format = key.encoding.format(for: image, source: made.container.format)
         let encoding = key.encoding
         var timings = made.timings
         let original = made.container.data ?? [], metadata = made.metadata

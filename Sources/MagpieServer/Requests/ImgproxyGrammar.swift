@@ -9,6 +9,11 @@ struct ImgproxyGrammar: ProxyGrammar {
     let parser: OptionParser
     let allowsUnsignedURLs: Bool
     let watermarkOpacity: Double
+    /// ``ProxyConfiguration/imgproxyAutoFormats``, ``ProxyConfiguration/imgproxyEnforcedFormats``
+    /// and ``ProxyConfiguration/imgproxyPreferredFormats``.
+    var autoFormats: Set<ImageFormat> = []
+    var enforcedFormats: Set<ImageFormat> = []
+    var preferredFormats: [ImageFormat] = [.jpeg, .png, .gif]
 
     var kind: URLGrammar { .imgproxy }
 
@@ -30,7 +35,31 @@ struct ImgproxyGrammar: ProxyGrammar {
             // The extension is the last word on the format, as imgproxy reads it.
             options = try parser.parse(path.optionSegments + ["f:" + fileExtension])
         }
+        chooseFormat(&options)
         return ProxyURL(options: options, source: path.source, sourceStem: path.sourceStem)
+    }
+
+    /// imgproxy's order: JPEG XL, then AVIF, for stills (neither is written animated here), then
+    /// WebP, when the client's `Accept` names them; the enforced ones over a URL's own format; a
+    /// source in a preferred format kept where none applies.
+    private func chooseFormat(_ options: inout ProxyOptions) {
+        // A drawn SVG has an alpha channel, opaque or not, so imgproxy writes it as PNG.
+        options.sourceFormats = Dictionary(uniqueKeysWithValues: preferredFormats.map { ($0, $0) }).merging([.svg: .png]) { old, _ in old }
+        let order: [ImageFormat] = [.jxl, .avif, .webp]
+        switch options.format {
+        case nil:
+            let candidates = order.filter { autoFormats.contains($0) || enforcedFormats.contains($0) }
+            if !candidates.isEmpty {
+                options.format = .automatic(AutomaticFormat(candidates: candidates, readsWildcards: false, convertsAnimations: true))
+            }
+        case .fixed(let named) where named != .svg:
+            let candidates = order.filter(enforcedFormats.contains)
+            if !candidates.isEmpty {
+                options.format = .automatic(
+                    AutomaticFormat(candidates: candidates, readsWildcards: false, convertsAnimations: true, otherwise: named))
+            }
+        default: break
+        }
     }
 
     /// imgproxy's: a source it cannot reach is not found (404), as is one that is not allowed;

@@ -15,6 +15,9 @@ protocol ProxyGrammar: Sendable {
     /// The status a failure to make the image is answered with, as this grammar's server answers it.
     func status(for error: MagpieError) -> Int
 
+    /// The status when the watermark a URL names cannot be loaded.
+    func status(forMark error: MagpieError) -> Int
+
     /// The status a URL that is not accepted is answered with, as this grammar's server answers it.
     func status(for error: ProxyURLError) -> Int
 
@@ -24,6 +27,11 @@ protocol ProxyGrammar: Sendable {
     /// Health-check paths this grammar's clients and load balancers ask, each with the body a
     /// healthy server answers.
     var healthChecks: [String: String] { get }
+}
+
+extension ProxyGrammar {
+    /// As any failure to load, by default.
+    func status(forMark error: MagpieError) -> Int { status(for: error) }
 }
 
 /// A proxy URL as its grammar read it: what to make, from what, and what was left out.
@@ -54,11 +62,19 @@ struct Grammars: Sendable {
     /// Every grammar's health-check paths with their healthy bodies, gathered once: every
     /// request's path is looked up here before it is read as an image URL.
     let healthChecks: [String: String]
+    /// The longest of them, in bytes: a longer path is not looked up.
+    let longestHealthCheck: Int
 
     init(imgproxy: ImgproxyGrammar, thumbor: ThumborGrammar) {
         self.imgproxy = imgproxy
         self.thumbor = thumbor
         healthChecks = imgproxy.healthChecks.merging(thumbor.healthChecks) { first, _ in first }
+        longestHealthCheck = healthChecks.keys.map(\.utf8.count).max() ?? 0
+    }
+
+    /// The healthy body of the health check at `path`, `nil` when it is none.
+    func healthCheck(at path: Substring) -> String? {
+        path.utf8.count <= longestHealthCheck ? healthChecks[String(path)] : nil
     }
 
     func `for`(_ kind: URLGrammar) -> any ProxyGrammar {

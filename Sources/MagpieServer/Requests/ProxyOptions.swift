@@ -8,9 +8,9 @@ public struct ProxyOptions: Sendable, Hashable {
     public enum Format: Sendable, Hashable {
         /// Chosen from the client's `Accept`.
         case auto
-        /// Chosen from the client's `Accept` among these only (thumbor's `AUTO_WEBP` and
-        /// `AUTO_AVIF`), else as without a format.
-        case acceptedAmong(Set<ImageFormat>)
+        /// Chosen by the operator's rule from the client's `Accept` (thumbor's `AUTO_*`,
+        /// imgproxy's `IMGPROXY_AUTO_*` and `IMGPROXY_ENFORCE_*`), else as the rule says.
+        case automatic(AutomaticFormat)
         /// One of ``Magpie/ImageFormat/encodable``.
         case fixed(ImageFormat)
     }
@@ -30,6 +30,9 @@ public struct ProxyOptions: Sendable, Hashable {
     public var keepsCopyright = false
     /// Write an opaque PNG source as JPEG where no format is asked (thumbor's `AUTO_PNG_TO_JPG`).
     public var opaquePNGAsJPEG = false
+    /// What a source in each format is written as where no format is asked (the grammar's rule:
+    /// imgproxy keeps its preferred formats, thumbor keeps what it reads and writes TIFF as PNG).
+    public var sourceFormats = EncodingRequest.webSourceFormats
     /// `nil` keeps the source's format where the output can be written in it.
     public var format: Format?
     /// Serve the first frame of an animation as a still.
@@ -95,7 +98,7 @@ extension ProxyOptions.Format {
     /// Whether the format depends on the client's `Accept`, so answers vary by it.
     var negotiates: Bool {
         switch self {
-        case .auto, .acceptedAmong: true
+        case .auto, .automatic: true
         case .fixed: false
         }
     }

@@ -6,7 +6,8 @@ enum URLGrammar: Sendable, Hashable {
     case thumbor
 
     /// A thumbor signature is URL-safe base64 of 20 bytes with its padding (28 characters ending
-    /// in `=`), which imgproxy's unpadded ones never are. After `unsafe`, an imgproxy URL's
+    /// in `=`), which imgproxy's unpadded ones never are; a first segment imgproxy could not
+    /// have signed (padded, or not base64) is thumbor's too. After `unsafe`, an imgproxy URL's
     /// source is `plain/…` or base64 of an http(s) URL, following option segments that hold a
     /// colon (or `%3A`); anything else is thumbor's. Only the signature is looked at unless it is `unsafe`:
     /// this runs for every request, memory hits included.
@@ -16,6 +17,11 @@ enum URLGrammar: Sendable, Hashable {
         let end = bytes[start...].firstIndex(of: UInt8(ascii: "/")) ?? bytes.endIndex
         let signature = bytes[start..<end]
         if signature.count == 28, signature.last == UInt8(ascii: "=") {
+            self = .thumbor
+        } else if !signature.allSatisfy(Self.isBase64URL) || signature.last == UInt8(ascii: "=") {
+            // imgproxy's signatures are unpadded URL-safe base64: a first segment with padding,
+            // a host's dots or port, or percent-encoding is a thumbor URL, signed wrongly or
+            // not at all (thumbor's 400).
             self = .thumbor
         } else if signature.elementsEqual("unsafe".utf8) {
             self = Self.afterUnsafe(path[end...])

@@ -27,7 +27,8 @@ extension ImageProxy {
             let encoding = FormatNegotiation.encoding(
                 for: options.format, accept: request.headers["accept"], quality: options.quality ?? configuration.defaultQuality,
                 formatQuality: configuration.formatQuality.merging(options.formatQuality) { $1 }, maximumBytes: options.maximumBytes,
-                keepsCopyright: options.keepsCopyright, opaquePNGAsJPEG: options.opaquePNGAsJPEG)
+                keepsCopyright: options.keepsCopyright, opaquePNGAsJPEG: options.opaquePNGAsJPEG,
+                sourceFormats: options.sourceFormats)
             let key = pipeline.configuration.encodedImageKey(for: imageRequest, encoding: encoding)
             let work = Work(
                 grammar: grammar, reply: url.reply, skipped: url.skipped, maxAge: options.maxAge, sourceByteLimit: options.limits.sourceBytes, request: imageRequest, pendingMark: pendingMark, plan: plan, encoding: encoding,

@@ -25,13 +25,15 @@ extension ImageProxy {
         if work.varies { headers.append(("Vary", "Accept")) }
         headers.append(("Content-Disposition", Self.contentDisposition(work, format: encoded.format)))
         if !work.skipped.isEmpty { headers.append((SkippedOptions.header, SkippedOptions.value(work.skipped))) }
+        if let origin = configuration.allowedOrigin { headers.append(("Access-Control-Allow-Origin", origin)) }
         metrics.served(format: encoded.format.rawValue)
         return ProxyResponse(status: 200, headers: headers, body: encoded.data)
     }
 
     func description(_ body: [UInt8], work: Work) -> ProxyResponse {
-        ProxyResponse(
-            status: 200, headers: [("Content-Type", "application/json"), ("Cache-Control", imageCacheControl(work))], body: body)
+        var headers: [(name: String, value: String)] = [("Content-Type", "application/json"), ("Cache-Control", imageCacheControl(work))]
+        if let origin = configuration.allowedOrigin { headers.append(("Access-Control-Allow-Origin", origin)) }
+        return ProxyResponse(status: 200, headers: headers, body: body)
     }
 
     /// The source's bytes as the origin sent them (`raw`, `skip_processing`), when they are an
@@ -57,6 +59,7 @@ extension ImageProxy {
             ("Content-Security-Policy", Self.passThroughPolicy),
         ]
         if let lastModified = original.metadata?.lastModified { headers.append(("Last-Modified", lastModified)) }
+        if let origin = configuration.allowedOrigin { headers.append(("Access-Control-Allow-Origin", origin)) }
         metrics.served(format: format.rawValue)
         return ProxyResponse(status: 200, headers: headers, body: body)
     }
@@ -76,6 +79,7 @@ extension ImageProxy {
             ("Cache-Control", imageCacheControl(work)), ("ETag", etag), ("Cache-Tag", work.cacheTag), ("Surrogate-Key", work.cacheTag),
         ]
         if work.varies { headers.append(("Vary", "Accept")) }
+        if let origin = configuration.allowedOrigin { headers.append(("Access-Control-Allow-Origin", origin)) }
         return ProxyResponse(status: 304, headers: headers, body: [])
     }
 

@@ -60,11 +60,14 @@ public final class ImageProxy: Sendable {
         grammars = Grammars(
             imgproxy: ImgproxyGrammar(
                 signer: URLSigner(keys: configuration.signingKeys, signatureSize: configuration.signatureSize), parser: parser,
-                allowsUnsignedURLs: configuration.allowsUnsignedURLs, watermarkOpacity: configuration.watermarkOpacity),
+                allowsUnsignedURLs: configuration.allowsUnsignedURLs, watermarkOpacity: configuration.watermarkOpacity,
+                autoFormats: configuration.imgproxyAutoFormats, enforcedFormats: configuration.imgproxyEnforcedFormats,
+                preferredFormats: configuration.imgproxyPreferredFormats),
             thumbor: ThumborGrammar(
                 signer: ThumborSigner(keys: configuration.thumborSecurityKeys), limits: configuration.limits,
                 allowsUnsignedURLs: configuration.allowsUnsignedURLs, maximumResultDimension: configuration.maximumResultDimension,
-                autoFormats: configuration.thumborAutoFormats, opaquePNGAsJPEG: configuration.thumborOpaquePNGAsJPEG))
+                automaticFormat: configuration.thumborAutomaticFormat, opaquePNGAsJPEG: configuration.thumborOpaquePNGAsJPEG,
+                optionalFilters: configuration.thumborOptionalFilters, healthcheckRoute: configuration.thumborHealthcheckRoute))
         metricsRegistry = PrometheusCollectorRegistry()
         metrics = ProxyMetrics(registry: metricsRegistry)
         var pipelineConfiguration = configuration.pipeline
@@ -261,7 +264,8 @@ public final class ImageProxy: Sendable {
                 switch await markImage(pending) {
                 case .success(let made): mark = made
                 case .failure(.drawing(let reason)): return (failure(400, "the watermark's text cannot be drawn: \(reason)"), timings, nil)
-                case .failure(.loading(let error)): throw error
+                case .failure(.loading(let error)):
+                    return (failure(work.grammar.status(forMark: error), "the watermark: \(error.description)"), timings, nil)
                 }
                 work.request = work.plan.imageRequest(for: work.request.url, mark: mark)
             }

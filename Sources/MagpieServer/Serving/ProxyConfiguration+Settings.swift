@@ -34,8 +34,15 @@ extension ProxyConfiguration {
     /// | `imgproxy.watermark.url` | `IMGPROXY_WATERMARK_URL` | ``watermarkURL`` |
     /// | `imgproxy.watermark.opacity` | `IMGPROXY_WATERMARK_OPACITY` | ``watermarkOpacity``, 0 to 1 |
     /// | `security.key` | `SECURITY_KEY` | thumbor's key (``thumborSecurityKeys``) |
-    /// | `auto.webp`, `auto.avif` | `AUTO_WEBP`, `AUTO_AVIF` | ``thumborAutoFormats`` (`True` or `False`) |
+    /// | `imgproxy.auto.webp`, `.avif`, `.jxl` | `IMGPROXY_AUTO_WEBP`, `_AVIF`, `_JXL` | ``imgproxyAutoFormats`` |
+    /// | `imgproxy.enforce.webp`, `.avif`, `.jxl` | `IMGPROXY_ENFORCE_WEBP`, `_AVIF`, `_JXL` | ``imgproxyEnforcedFormats`` |
+    /// | `imgproxy.preferred.formats` | `IMGPROXY_PREFERRED_FORMATS` | ``imgproxyPreferredFormats`` (`jpeg,png,gif`) |
+    /// | `auto.webp`, `.avif`, `.jpg`, `.heif`, `.png` | `AUTO_WEBP`, `AUTO_AVIF`, `AUTO_JPG`, `AUTO_HEIF`, `AUTO_PNG` | ``thumborAutoFormats`` (`True` or `False`) |
+    /// | `auto.image.format.preference` | `AUTO_IMAGE_FORMAT_PREFERENCE` | ``thumborFormatPreference`` (`['avif','webp']`) |
     /// | `auto.png.to.jpg` | `AUTO_PNG_TO_JPG` | ``thumborOpaquePNGAsJPEG`` |
+    /// | `imgproxy.allow.origin`, `access.control.allow.origin.header` | `IMGPROXY_ALLOW_ORIGIN`, `ACCESS_CONTROL_ALLOW_ORIGIN_HEADER` | ``allowedOrigin`` |
+    /// | `healthcheck.route` | `HEALTHCHECK_ROUTE` | ``thumborHealthcheckRoute`` (`/healthcheck/?`) |
+    /// | `filters` | `FILTERS` | ``thumborOptionalFilters``: thumbor's modules beyond the built-in ones (`thumbor.filters.autojpg`) |
     public mutating func read(_ settings: ConfigReader) throws(ProxyConfigurationError) {
         try readKeys(settings)
         if let key = settings.string(forKey: "security.key", isSecret: true), !key.isEmpty {
@@ -66,11 +73,7 @@ extension ProxyConfiguration {
             guard side >= 0 else { throw Self.invalid("IMGPROXY_MAX_RESULT_DIMENSION", "is pixels, 0 for none") }
             maximumResultDimension = side > 0 ? side : nil
         }
-        for (key, name, format) in [("auto.webp", "AUTO_WEBP", ImageFormat.webp), ("auto.avif", "AUTO_AVIF", .avif)] {
-            guard let on = try Self.boolean(settings, key, name) else { continue }
-            if on { thumborAutoFormats.insert(format) } else { thumborAutoFormats.remove(format) }
-        }
-        if let on = try Self.boolean(settings, "auto.png.to.jpg", "AUTO_PNG_TO_JPG") { thumborOpaquePNGAsJPEG = on }
+        try readAnswerChoices(settings)
         if let allowed = try Self.boolean(settings, "imgproxy.allow.security.options", "IMGPROXY_ALLOW_SECURITY_OPTIONS") {
             allowsSecurityOptions = allowed
         }
@@ -124,7 +127,7 @@ extension ProxyConfiguration {
     }
 
     /// A switch in Go's boolean spellings, as imgproxy reads them; `nil` when unset.
-    private static func boolean(_ settings: ConfigReader, _ key: String, _ name: String) throws(ProxyConfigurationError) -> Bool? {
+    static func boolean(_ settings: ConfigReader, _ key: String, _ name: String) throws(ProxyConfigurationError) -> Bool? {
         guard let text = settings.string(forKey: ConfigKey(key)), !text.isEmpty else { return nil }
         switch text {
         case "1", "t", "T", "true", "TRUE", "True": return true
@@ -206,7 +209,7 @@ extension ProxyConfiguration {
 
     /// The host an imgproxy allowed-source prefix names; Magpie allows sources by host, so a
     /// prefix with a path is refused rather than widened.
-    private static func invalid(_ name: String, _ reason: String) -> ProxyConfigurationError {
+    static func invalid(_ name: String, _ reason: String) -> ProxyConfigurationError {
         ProxyConfigurationError(message: "\(name) \(reason)")
     }
 }

@@ -47,11 +47,33 @@ public struct ProxyConfiguration: Sendable {
     /// passes the document through, sanitised, as imgproxy does.
     public var alwaysRasterizesSVG = false
     /// Formats a thumbor URL without `format()` is written in when the client accepts them
-    /// (thumbor's `AUTO_WEBP` and `AUTO_AVIF`), answered with `Vary: Accept`.
+    /// (thumbor's `AUTO_WEBP`, `AUTO_AVIF`, `AUTO_JPG`, `AUTO_HEIF` and `AUTO_PNG`), tried in
+    /// thumbor's order (WebP, AVIF, JPEG, HEIF, PNG), answered with `Vary: Accept`.
     public var thumborAutoFormats: Set<ImageFormat> = []
+    /// thumbor's `AUTO_IMAGE_FORMAT_PREFERENCE`: when not empty, these formats, in this order,
+    /// instead of ``thumborAutoFormats``.
+    public var thumborFormatPreference: [ImageFormat] = []
     /// Write a thumbor URL's opaque PNG source as JPEG where no format is asked (thumbor's
     /// `AUTO_PNG_TO_JPG`).
     public var thumborOpaquePNGAsJPEG = false
+    /// thumbor filters beyond its built-in ones that the operator added (its `FILTERS`):
+    /// `autojpg`.
+    public var thumborOptionalFilters: Set<String> = []
+    /// `Access-Control-Allow-Origin` of images and descriptions, so pages elsewhere may read
+    /// them (imgproxy's `IMGPROXY_ALLOW_ORIGIN`, thumbor's `ACCESS_CONTROL_ALLOW_ORIGIN_HEADER`);
+    /// `nil` sends none.
+    public var allowedOrigin: String?
+    /// Where thumbor's health check answers `WORKING` (its `HEALTHCHECK_ROUTE`): a path, its
+    /// trailing slash optional when it ends `/?`.
+    public var thumborHealthcheckRoute = "/healthcheck/?"
+    /// Formats an imgproxy URL without a format is written in when the client's `Accept` names
+    /// them (`IMGPROXY_AUTO_WEBP`, `_AVIF`, `_JXL`): JPEG XL, then AVIF, for stills, then WebP.
+    public var imgproxyAutoFormats: Set<ImageFormat> = []
+    /// The same, over a format the URL names (`IMGPROXY_ENFORCE_WEBP`, `_AVIF`, `_JXL`).
+    public var imgproxyEnforcedFormats: Set<ImageFormat> = []
+    /// Source formats an imgproxy URL without a format keeps (`IMGPROXY_PREFERRED_FORMATS`);
+    /// another source is written as JPEG, or PNG with transparency, or GIF when animated.
+    public var imgproxyPreferredFormats: [ImageFormat] = [.jpeg, .png, .gif]
     /// The operator's watermark, laid where a URL says `wm` (`IMGPROXY_WATERMARK_PATH` or
     /// `IMGPROXY_WATERMARK_DATA`).
     public var watermark: ImageProcessors.Watermark.Mark?

@@ -17,9 +17,9 @@ struct ProxyEndpoints: Sendable {
             return Self.text(.methodNotAllowed, "only GET and HEAD\n", extra: [.allow: "GET, HEAD"])
         }
         let endpoint = path.prefix(while: { $0 != "?" })
-        // Both servers' health checks begin "/health": other paths are not copied to be looked up.
-        if endpoint.hasPrefix("/health"), let healthy = proxy.grammars.healthChecks[String(endpoint)] { return health(ok: healthy) }
+        if let healthy = proxy.grammars.healthCheck(at: endpoint) { return health(ok: healthy) }
         switch endpoint {
+        case "/": return Self.landing
         case "/metrics":
             var headers = HTTPFields()
             headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
@@ -61,16 +61,25 @@ struct ProxyEndpoints: Sendable {
         do {
             let decoded = try proxy.pipeline.configuration.decoder.decode(probe, options: DecodingOptions())
             guard decoded.width == 2 else { return Self.text(.serviceUnavailable, "decoding gave the wrong size\n") }
-            return Self.text(.ok, ok)
+            return Self.text(.ok, ok, cache: "no-cache")
         } catch {
-            return Self.text(.serviceUnavailable, "decoding failed: \(error)\n")
+            return Self.text(.serviceUnavailable, "decoding failed: \(error)\n", cache: "no-cache")
         }
     }
 
-    private static func text(_ status: HTTPResponse.Status, _ body: String, extra: HTTPFields = [:]) -> Response {
+    /// The root, as imgproxy answers it: a page saying what answers here.
+    private static var landing: Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "text/html"
+        let page = "<!doctype html><title>Magpie</title><p>Magpie's image proxy answers imgproxy's and thumbor's URLs here.</p>\n"
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: page)))
+    }
+
+    /// Health checks say `no-cache`, as imgproxy's and thumbor's do; other answers `no-store`.
+    private static func text(_ status: HTTPResponse.Status, _ body: String, extra: HTTPFields = [:], cache: String = "no-store") -> Response {
         var headers = extra
         headers[.contentType] = "text/plain; charset=utf-8"
-        headers[.cacheControl] = "no-store"
+        headers[.cacheControl] = cache
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: body)))
     }
 }

@@ -11,7 +11,11 @@ extension ThumborFilters {
         ("upscale", { arguments, reading throws(ThumborFilterFailure) in
             try arguments.expect(0...0, usage: "upscale()")
             // Only a fit-in leaves an image smaller than its box: it is enlarged to fit.
-            if reading.path.fitting == .fitIn || reading.path.fitting == .adaptiveFitIn { reading.options.layout.enlarge = true }
+            if reading.path.fitting == .fitIn || reading.path.fitting == .adaptiveFitIn {
+                reading.options.layout.enlarge = true
+                // thumbor hands Pillow the enlarged side as int(): truncated.
+                reading.options.layout.sideRounding.enlarging = .towardZero
+            }
         }),
         ("stretch", { arguments, reading throws(ThumborFilterFailure) in
             try arguments.expect(0...0, usage: "stretch()")
@@ -24,6 +28,8 @@ extension ThumborFilters {
             guard proportion > 0, proportion <= 1 else { throw arguments.skip("thumbor applies a proportion above 0 and at most 1") }
             reading.options.layout.zoomX *= proportion
             reading.options.layout.zoomY *= proportion
+            // Pillow is handed the scaled sides as int(): truncated.
+            reading.options.layout.sideRounding.shrinking = .towardZero
         }),
         ("rotate", { arguments, reading throws(ThumborFilterFailure) in
             try arguments.expect(1...1, usage: "rotate(DEGREES)")

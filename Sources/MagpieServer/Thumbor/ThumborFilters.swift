@@ -22,10 +22,20 @@ enum ThumborFilters {
         case "redeye", "red_eye": "needs an eye detector, which Magpie does not have (thumbor without one skips it too)"
         case "blur_faces": "needs a face detector, which Magpie does not have (thumbor without one skips it too)"
         case "gifv": "needs thumbor's gifv engine (ffmpeg), which Magpie does not have"
-        case "autojpg": "not one of thumbor 7.8's built-in filters (thumbor skips it too); the AUTO_PNG_TO_JPG setting does what it did"
+        case "autojpg": "not one of thumbor 7.8's built-in filters: the operator adds it to FILTERS (thumbor skips it too)"
         default: "not a thumbor filter (thumbor skips it)"
         }
     }
+
+    /// Filters thumbor ships that an operator adds to its `FILTERS`
+    /// (``ProxyConfiguration/thumborOptionalFilters``).
+    static let optional: [String: Apply] = [
+        // `autojpg([BOOLEAN])`: turns AUTO_PNG_TO_JPG on (the default) or off for this URL.
+        "autojpg": { arguments, reading throws(ThumborFilterFailure) in
+            try arguments.expect(0...1, usage: "autojpg([true|false])")
+            reading.opaquePNGAsJPEG = arguments.has(0) ? try arguments.boolean(0) : true
+        }
+    ]
 
     /// Built-in filters Magpie does not carry out yet: a 400 that names them, until they are.
     private static let notYet: [(String, Apply)] = ["frame"]

@@ -10,26 +10,41 @@ struct ThumborGrammar: ProxyGrammar {
     let allowsUnsignedURLs: Bool
     /// The operator's longest result side (``ProxyConfiguration/maximumResultDimension``).
     var maximumResultDimension: Int?
-    /// ``ProxyConfiguration/thumborAutoFormats`` and ``ProxyConfiguration/thumborOpaquePNGAsJPEG``.
-    var autoFormats: Set<ImageFormat> = []
+    /// ``ProxyConfiguration/thumborAutomaticFormat``, ``ProxyConfiguration/thumborOpaquePNGAsJPEG``
+    /// and ``ProxyConfiguration/thumborOptionalFilters``.
+    var automaticFormat: AutomaticFormat?
     var opaquePNGAsJPEG = false
+    var optionalFilters: Set<String> = []
+
+    /// What thumbor writes a source in where no format is asked: its own format for those its
+    /// engine writes (AVIF and HEIF too), TIFF as PNG; others as JPEG, or PNG with transparency.
+    static let sourceFormats = EncodingRequest.webSourceFormats.merging([.avif: .avif, .heif: .heif, .tiff: .png]) { $1 }
 
     var kind: URLGrammar { .thumbor }
 
     /// thumbor's watermark alpha is the whole say.
     var watermarkOpacity: Double { 1 }
 
-    var healthChecks: [String: String] { ["/healthcheck": "WORKING"] }
+    /// thumbor's `HEALTHCHECK_ROUTE` (``ProxyConfiguration/thumborHealthcheckRoute``): a path,
+    /// its trailing slash optional when it ends `/?`.
+    var healthcheckRoute = "/healthcheck/?"
+
+    var healthChecks: [String: String] {
+        guard healthcheckRoute.hasSuffix("/?") else { return [healthcheckRoute: "WORKING"] }
+        let path = String(healthcheckRoute.dropLast(2))
+        return [path.isEmpty ? "/" : path: "WORKING", path + "/": "WORKING"]
+    }
 
     func read(_ path: String) throws(ProxyURLError) -> ProxyURL {
         let (signature, signedPart) = try ProxyPath.signed(path)
         try checkSignature(signature, for: String(signedPart.dropFirst()))
         let path = try ThumborPath(path)
-        var reading = try ThumborReading(path, limits: limits)
+        var reading = try ThumborReading(path, limits: limits, optionalFilters: optionalFilters)
         reading.options.limits.resultDimension = maximumResultDimension
+        reading.options.sourceFormats = Self.sourceFormats
         if reading.options.format == nil {
-            if !autoFormats.isEmpty { reading.options.format = .acceptedAmong(autoFormats) }
-            reading.options.opaquePNGAsJPEG = opaquePNGAsJPEG
+            reading.options.format = automaticFormat.map { .automatic($0) }
+            reading.options.opaquePNGAsJPEG = reading.opaquePNGAsJPEG ?? opaquePNGAsJPEG
         }
         return ProxyURL(
             options: reading.options, source: reading.source, sourceStem: "image", reply: path.meta ? .meta(reading.options) : .image,
@@ -37,12 +52,18 @@ struct ThumborGrammar: ProxyGrammar {
     }
 
     /// thumbor answers a source it cannot read as an image with a 400 (its handler's "cannot
-    /// identify image file"), where imgproxy says 422.
+    /// identify image file"), and one over `MAX_PIXELS` too, where imgproxy says 422.
     func status(for error: MagpieError) -> Int {
         switch error {
-        case .unsupportedFormat, .decodingFailed: 400
+        case .unsupportedFormat, .decodingFailed, .imageTooLarge: 400
         default: FailureResponse.status(for: error)
         }
+    }
+
+    /// thumbor's watermark filter answers 400 for a mark it cannot load, whatever the reason.
+    func status(forMark error: MagpieError) -> Int {
+        if case .cancelled = error { return status(for: error) }
+        return 400
     }
 
     /// thumbor's handler answers a source its loader does not allow, like any URL it refuses, 400.

@@ -11,10 +11,12 @@ struct ThumborReading: Sendable {
     var source: URL
     /// Each filter skipped, with why.
     var skipped: [String] = []
+    /// `autojpg()`'s say over ``ProxyConfiguration/thumborOpaquePNGAsJPEG``; `nil` leaves it.
+    var opaquePNGAsJPEG: Bool?
     let path: ThumborPath
     let limits: ProcessingLimits
 
-    init(_ path: ThumborPath, limits: ProcessingLimits) throws(ProxyURLError) {
+    init(_ path: ThumborPath, limits: ProcessingLimits, optionalFilters: Set<String> = []) throws(ProxyURLError) {
         self.path = path
         self.limits = limits
         source = path.source
@@ -22,7 +24,7 @@ struct ThumborReading: Sendable {
         // Those that change what is loaded or the size asked run first, as in thumbor's phases.
         let early: Set<String> = ["focal", "extract_focal", "stretch", "no_upscale"]
         for filter in path.filters.filter({ early.contains($0.name) }) + path.filters.filter({ !early.contains($0.name) }) {
-            guard let apply = ThumborFilters.all[filter.name] else {
+            guard let apply = ThumborFilters.all[filter.name] ?? (optionalFilters.contains(filter.name) ? ThumborFilters.optional[filter.name] : nil) else {
                 skipped.append("\(filter.name): \(ThumborFilters.unknownReason(filter.name))")
                 continue
             }
@@ -54,6 +56,9 @@ struct ThumborReading: Sendable {
             layout.enlarge = !noUpscale
         }
         layout.adaptive = path.fitting == .adaptiveFitIn || path.fitting == .adaptiveFullFitIn
+        // A side thumbor computes from the other (`0x350`) is Python's round: halves to even. A
+        // fit-in adds 1e-5 first, rounding halves up as the layout does.
+        if path.fitting == nil, (path.width == 0) != (path.height == 0) { layout.sideRounding = .init(shrinking: .toNearestOrEven, enlarging: .toNearestOrEven) }
         if let crop = path.crop, crop.right > crop.left, crop.bottom > crop.top {
             layout.crop = Layout.Crop(
                 width: Double(crop.right - crop.left), height: Double(crop.bottom - crop.top),

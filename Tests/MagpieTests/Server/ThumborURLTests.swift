@@ -24,6 +24,11 @@ struct ThumborURLTests {
         ("/unsafe/300x200/http%3A%2F%2Fexample.com%2Fa.jpg", .thumbor),
         // A truncated imgproxy signature of 21 bytes is 28 characters too, never padded.
         ("/bTeMVP-N8GG5dHnF4Aw28PkD6yrp/rs:fit:300:300/plain/http%3A%2F%2Fexample.com%2Fa.jpg", .imgproxy),
+        // Neither signed by imgproxy nor unsafe: a host where the signature goes, a padded or
+        // percent-encoded segment. thumbor answers these, with its 400.
+        ("/example.com:8080/a.jpg", .thumbor),
+        ("/%D1%80=/example.com/a.jpg", .thumbor),
+        ("/abc=/300x200/example.com/a.jpg", .thumbor),
     ])
     func grammarsAreToldApartByForm(path: String, grammar: URLGrammar) {
         #expect(URLGrammar(path) == grammar)

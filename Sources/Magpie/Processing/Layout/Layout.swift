@@ -72,6 +72,25 @@ public struct Layout: Sendable, Hashable {
     public var dpr = 1.0
     /// Whether an image smaller than the box is scaled up.
     public var enlarge = false
+    /// How a resized side's fraction of a pixel is rounded, by whether the side shrinks or grows.
+    public var sideRounding = SideRounding()
+
+    /// Halves away from zero by default, as imgproxy rounds; thumbor rounds a proportional side's
+    /// halves to even (Python's `round`) and truncates where its filters hand Pillow a fraction
+    /// (`proportion` shrinking, `upscale` enlarging).
+    public struct SideRounding: Sendable, Hashable {
+        public var shrinking: FloatingPointRoundingRule
+        public var enlarging: FloatingPointRoundingRule
+
+        /// Creates a rounding; both halves away from zero by default.
+        public init(shrinking: FloatingPointRoundingRule = .toNearestOrAwayFromZero, enlarging: FloatingPointRoundingRule = .toNearestOrAwayFromZero) {
+            self.shrinking = shrinking
+            self.enlarging = enlarging
+        }
+
+        /// The rule for a side scaled by `factor`.
+        func rule(for factor: Double) -> FloatingPointRoundingRule { factor > 1 ? enlarging : shrinking }
+    }
     /// Which part a fill keeps.
     public var gravity = Placement.centre
     public var crop: Crop?
@@ -99,6 +118,7 @@ public struct Layout: Sendable, Hashable {
         if zoomX != 1 || zoomY != 1 { parts.append("zoom=\(zoomX)x\(zoomY)") }
         if dpr != 1 { parts.append("dpr=\(dpr)") }
         if enlarge { parts.append("enlarge") }
+        if sideRounding != SideRounding() { parts.append("round=\(sideRounding.shrinking),\(sideRounding.enlarging)") }
         parts.append("gravity=\(gravity.name)")
         if let crop { parts.append("crop=\(crop.width)x\(crop.height)@\(crop.placement?.name ?? "gravity")") }
         if let extend { parts.append("extend=\(extend.name)") }

@@ -55,7 +55,9 @@ public struct LayoutPlan: Sendable, Hashable {
             layout.gravity = focus.resolved(in: size, from: (x, y))
         }
         let scale = Scale(layout, toScale: size)
-        let scaled = DecodedImage.Size(width: Rounding.scale(size.width, scale.horizontal), height: Rounding.scale(size.height, scale.vertical))
+        let scaled = DecodedImage.Size(
+            width: max(1, Rounding.scale(size.width, scale.horizontal, layout.sideRounding.rule(for: scale.horizontal))),
+            height: max(1, Rounding.scale(size.height, scale.vertical, layout.sideRounding.rule(for: scale.vertical))))
         let target = DecodedImage.Size(
             width: Rounding.scale(layout.width, scale.pixelRatio * layout.zoomX),
             height: Rounding.scale(layout.height, scale.pixelRatio * layout.zoomY))

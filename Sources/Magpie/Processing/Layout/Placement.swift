@@ -78,9 +78,9 @@ public enum Placement: Sendable, Hashable {
 
 /// The roundings layouts are computed with, so sizes come out as imgproxy's do.
 enum Rounding {
-    /// `value` times `factor`, halves away from zero; 0 stays 0.
-    static func scale(_ value: Int, _ factor: Double) -> Int {
-        value == 0 ? 0 : Int((Double(value) * factor).rounded())
+    /// `value` times `factor`, halves away from zero unless `rule` says otherwise; 0 stays 0.
+    static func scale(_ value: Int, _ factor: Double, _ rule: FloatingPointRoundingRule = .toNearestOrAwayFromZero) -> Int {
+        value == 0 ? 0 : Int((Double(value) * factor).rounded(rule))
     }
 
     /// `value` times `factor`, halves to even; 0 stays 0.

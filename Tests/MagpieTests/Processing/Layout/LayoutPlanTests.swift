@@ -22,6 +22,18 @@ struct LayoutPlanTests {
     }
 
     static let cases: [Case] = [
+        // 600x800 to a height of 350: 600 x 350/800 = 262.5, a half: away from zero 263, to even 262.
+        Case(name: "half away from zero", source: (600, 800), layout: layout { $0.height = 350 }, scaled: (263, 350), resultCrop: nil, size: (263, 350)),
+        Case(name: "half to even", source: (600, 800), layout: layout { $0.height = 350; $0.sideRounding = .init(shrinking: .toNearestOrEven) },
+             scaled: (262, 350), resultCrop: nil, size: (262, 350)),
+        // 800x533 enlarged to fit 1200x1200: 533 x 1.5 = 799.5, truncated when enlarging; shrunk to
+        // fit 400x400, 266.5 still rounds its half up.
+        Case(name: "truncated when enlarging", source: (800, 533),
+             layout: layout { $0.width = 1200; $0.height = 1200; $0.enlarge = true; $0.sideRounding.enlarging = .towardZero },
+             scaled: (1200, 799), resultCrop: nil, size: (1200, 799)),
+        Case(name: "rounded when shrinking", source: (800, 533),
+             layout: layout { $0.width = 400; $0.height = 400; $0.sideRounding.enlarging = .towardZero },
+             scaled: (400, 267), resultCrop: nil, size: (400, 267)),
         // 1200/300 = 4, 800/300 = 2.67: fit shrinks by the larger, 4.
         Case(name: "fit", source: (1200, 800), layout: layout { $0.width = 300; $0.height = 300 }, scaled: (300, 200), resultCrop: nil, size: (300, 200)),
         // Fill shrinks by the smaller, 2.67: 450x300, then the centre 300: left = round-even((450-300+1)/2) = 76.

@@ -157,12 +157,12 @@ struct PeerExpectationTests {
         try configuration.read(ConfigReader(provider: EnvironmentVariablesProvider(environmentVariables: settings)))
     }
 
-    /// The `Accept` a row's notes say the peer's test sent (`request Accept: image/webp,*/*;q=0.8; ...`).
+    /// The `Accept` a row's notes say the peer's test sent (`request Accept: image/webp,*/*;q=0.8; ...`,
+    /// `request header Accept: image/jxl -> ...`): the value runs to the first space.
     static func requestHeaders(_ row: PeerRow) -> [String: String] {
         guard let start = row.notes.range(of: "Accept: ") else { return [:] }
-        let rest = row.notes[start.upperBound...]
-        let value = rest.range(of: "; ").map { rest[..<$0.lowerBound] } ?? rest
-        return ["Accept": String(value)]
+        let value = row.notes[start.upperBound...].prefix { !$0.isWhitespace }
+        return ["Accept": String(value.reversed().drop { ";,)".contains($0) }.reversed())]
     }
 
     static func path(for row: PeerRow, peer: String, origin: ImageServer, sources: Sources) throws -> String {

@@ -1,0 +1,89 @@
+import Configuration
+import Foundation
+import Logging
+import Magpie
+
+extension ProxyConfiguration {
+    /// What the operator chose of the answers: the health route, the allowed origin, the output
+    /// formats (imgproxy's automatic, enforced and preferred ones; thumbor's automatic ones, its
+    /// preference and `AUTO_PNG_TO_JPG`) and thumbor's optional filters.
+    mutating func readAnswerChoices(_ settings: ConfigReader) throws(ProxyConfigurationError) {
+        try readHealthcheckRoute(settings)
+        for (key, name) in [("imgproxy.allow.origin", "IMGPROXY_ALLOW_ORIGIN"), ("access.control.allow.origin.header", "ACCESS_CONTROL_ALLOW_ORIGIN_HEADER")] {
+            guard let origin = settings.string(forKey: ConfigKey(key))?.trimmingCharacters(in: .whitespaces), !origin.isEmpty else { continue }
+            guard origin.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value < 0x7F }) else {
+                throw Self.invalid(name, "is an origin (https://example.com) or *, in printable ASCII")
+            }
+            allowedOrigin = origin
+        }
+        let imgproxyFormats: [(String, ImageFormat)] = [("webp", .webp), ("avif", .avif), ("jxl", .jxl)]
+        for (name, format) in imgproxyFormats {
+            if let on = try Self.boolean(settings, "imgproxy.auto.\(name)", "IMGPROXY_AUTO_\(name.uppercased())") {
+                if on { imgproxyAutoFormats.insert(format) } else { imgproxyAutoFormats.remove(format) }
+            }
+            if let on = try Self.boolean(settings, "imgproxy.enforce.\(name)", "IMGPROXY_ENFORCE_\(name.uppercased())") {
+                if on { imgproxyEnforcedFormats.insert(format) } else { imgproxyEnforcedFormats.remove(format) }
+            }
+        }
+        if let names = settings.stringArray(forKey: "imgproxy.preferred.formats"), !names.isEmpty {
+            imgproxyPreferredFormats = try names.map { name throws(ProxyConfigurationError) in
+                guard let format = ImageFormat(name: name.trimmingCharacters(in: .whitespaces)), format.isEncoderAvailable else {
+                    throw Self.invalid("IMGPROXY_PREFERRED_FORMATS", "is formats Magpie writes (jpeg,png,gif); '\(name)' is not one")
+                }
+                return format
+            }
+        }
+        let thumborFormats: [(String, ImageFormat)] = [("webp", .webp), ("avif", .avif), ("jpg", .jpeg), ("heif", .heif), ("png", .png)]
+        for (name, format) in thumborFormats {
+            guard let on = try Self.boolean(settings, "auto.\(name)", "AUTO_\(name.uppercased())") else { continue }
+            if on { thumborAutoFormats.insert(format) } else { thumborAutoFormats.remove(format) }
+        }
+        if let written = settings.string(forKey: "auto.image.format.preference") {
+            thumborFormatPreference = []
+            for entry in Self.pythonList(written) {
+                // thumbor ignores what is not one of its five names, with a warning: so does Magpie.
+                guard let format = thumborFormats.first(where: { $0.0 == entry.lowercased() })?.1 else {
+                    logger.warning("AUTO_IMAGE_FORMAT_PREFERENCE: '\(entry)' is not webp, avif, jpg, heif or png; ignored, as thumbor ignores it")
+                    continue
+                }
+                if !thumborFormatPreference.contains(format) { thumborFormatPreference.append(format) }
+            }
+        }
+        if let on = try Self.boolean(settings, "auto.png.to.jpg", "AUTO_PNG_TO_JPG") { thumborOpaquePNGAsJPEG = on }
+        if let modules = settings.string(forKey: "filters") {
+            // thumbor's modules are named `thumbor.filters.NAME`; only the optional ones matter here.
+            for module in Self.pythonList(modules.replacingOccurrences(of: "+", with: ",")) {
+                let name = String(module.split(separator: ".").last ?? "")
+                if ThumborFilters.optional[name] != nil { thumborOptionalFilters.insert(name) }
+            }
+        }
+    }
+
+    /// thumbor's `HEALTHCHECK_ROUTE`, a regular expression there: Magpie takes a path, with
+    /// thumbor's `/?` for an optional trailing slash, and refuses anything else.
+    mutating func readHealthcheckRoute(_ settings: ConfigReader) throws(ProxyConfigurationError) {
+        guard let route = settings.string(forKey: "healthcheck.route")?.trimmingCharacters(in: .whitespaces), !route.isEmpty else { return }
+        let path = route.hasSuffix("/?") ? String(route.dropLast(2)) : route
+        let pathCharacters = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "/-_."))
+        guard route.hasPrefix("/"), path.unicodeScalars.allSatisfy(pathCharacters.contains) else {
+            throw Self.invalid("HEALTHCHECK_ROUTE", "is a path such as /healthcheck, optionally ending /?; '\(route)' is not")
+        }
+        thumborHealthcheckRoute = route
+    }
+
+    /// thumbor's rule for its URLs without `format()`, `nil` when the operator turned none on.
+    var thumborAutomaticFormat: AutomaticFormat? {
+        let order: [ImageFormat] = [.webp, .avif, .jpeg, .heif, .png]
+        let candidates = thumborFormatPreference.isEmpty ? order.filter(thumborAutoFormats.contains) : thumborFormatPreference
+        guard !candidates.isEmpty else { return nil }
+        return AutomaticFormat(candidates: candidates, readsWildcards: true, convertsAnimations: false)
+    }
+
+    /// The items of a Python list as thumbor.conf writes it (`['avif', 'webp']`), or of a
+    /// comma-separated list, without quotes or spaces.
+    static func pythonList(_ text: String) -> [String] {
+        text.trimmingCharacters(in: CharacterSet(charactersIn: "[]() ")).split(separator: ",").map {
+            $0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "'\"")).trimmingCharacters(in: .whitespaces)
+        }.filter { !$0.isEmpty }
+    }
+}
