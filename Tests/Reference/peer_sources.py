@@ -5,7 +5,10 @@ Usage: peer_sources.py OUTDIR SPEC [SPEC...]
 A SPEC is FORMAT:WIDTHxHEIGHT[:FEATURE...] as the rows write it (features: alpha, grey,
 orientation=N, frames=N, cmyk, 16bit, interlaced, rle: a BMP coded RLE8). Every image is the same gradient: red is x and
 green is y (0 to 255 across the stored image), blue 128, so the part of the source an answer shows
-can be read back from its pixels; with alpha, the top-left eighth is transparent. Prints a JSON
+can be read back from its pixels; with alpha, the top-left eighth is transparent. Two features
+draw a fixture's shapes instead (for trimming): bands=RRGGBB[AA]xH-... (full-width bands from the
+top, H rows each) and rings=L-L-...,NEAR,FAR (grey frames from the outside in, NEAR pixels wide
+on the left and top, FAR on the right and bottom, black inside). Prints a JSON
 object from each SPEC to the file written, or to null when this machine cannot write that format.
 """
 import io
@@ -33,6 +36,29 @@ def gradient(width, height, features):
         image.putalpha(alpha)
     if "cmyk" in features:
         image = image.convert("CMYK")
+    return image
+
+
+def bands(width, height, written):
+    image = Image.new("RGBA", (width, height), (0, 0, 0, 0))
+    top = 0
+    for band in written.split("-"):
+        colour, rows = band.split("x")
+        rgba = tuple(int(colour[i:i + 2], 16) for i in range(0, len(colour), 2))
+        image.paste(rgba if len(rgba) == 4 else rgba + (255,), (0, top, width, min(height, top + int(rows))))
+        top += int(rows)
+    return image
+
+
+def rings(width, height, written):
+    levels, near, far = written.split(",")
+    near, far = int(near), int(far)
+    image = Image.new("L", (width, height), 0)
+    for index, level in enumerate(levels.split("-")):
+        inner = Image.new("L", (width - index * (near + far), height - index * (near + far)), int(level))
+        image.paste(inner, (index * near, index * near))
+    inside = len(levels.split("-"))
+    image.paste(0, (inside * near, inside * near, width - inside * far, height - inside * far))
     return image
 
 
@@ -66,6 +92,10 @@ def make(spec, path_without_extension):
     width, height = (int(side) for side in size.split("x"))
     named = dict(feature.split("=", 1) for feature in features if "=" in feature)
     image = gradient(width, height, features)
+    if "bands" in named:
+        image = bands(width, height, named["bands"])
+    if "rings" in named:
+        image = rings(width, height, named["rings"])
     extension = {"jpeg": "jpg", "heic": "heic"}.get(kind, kind)
     path = f"{path_without_extension}.{extension}"
     orientation = int(named.get("orientation", 0))

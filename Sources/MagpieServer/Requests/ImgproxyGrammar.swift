@@ -14,6 +14,8 @@ struct ImgproxyGrammar: ProxyGrammar {
     var autoFormats: Set<ImageFormat> = []
     var enforcedFormats: Set<ImageFormat> = []
     var preferredFormats: [ImageFormat] = [.jpeg, .png, .gif]
+    /// ``ProxyConfiguration/imgproxyURLRules``.
+    var rules = ImgproxyURLRules()
 
     var kind: URLGrammar { .imgproxy }
 
@@ -26,15 +28,12 @@ struct ImgproxyGrammar: ProxyGrammar {
         // The signature first: nothing it covers is read before it is known to be valid.
         let (signature, signedPart) = try ProxyPath.signed(restored)
         try checkSignature(signature, for: signedPart)
-        let path = try ProxyPath(restored)
+        let path = try ProxyPath(restored, rules: rules)
         if asksInfo {
             return ProxyURL(options: ProxyOptions(), source: path.source, sourceStem: path.sourceStem, reply: .info(try InfoOptions(path.optionSegments)))
         }
-        var options = try parser.parse(path.optionSegments)
-        if let fileExtension = path.sourceExtension, !options.raw {
-            // The extension is the last word on the format, as imgproxy reads it.
-            options = try parser.parse(path.optionSegments + ["f:" + fileExtension])
-        }
+        // The extension is the last word on the format, as imgproxy reads it.
+        var options = try parser.parse(path.optionSegments, fileExtension: path.sourceExtension)
         chooseFormat(&options)
         return ProxyURL(options: options, source: path.source, sourceStem: path.sourceStem)
     }
@@ -89,6 +88,7 @@ struct ImgproxyGrammar: ProxyGrammar {
             guard allowsUnsignedURLs else { throw .badSignature("unsigned URLs are not accepted here") }
             return
         }
+        if rules.trustedSignatures.contains(signature) { return }
         if signature == "unsafe" || signature == "_" {
             guard allowsUnsignedURLs else { throw .badSignature("unsigned URLs are not accepted here") }
             return

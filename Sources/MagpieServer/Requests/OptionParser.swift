@@ -13,20 +13,36 @@ struct OptionParser: Sendable {
     var now: @Sendable () -> Date = { Date() }
     /// The operator's limits that security options may lower.
     var security = Security()
+    /// The separator and the options a URL may write.
+    var rules = ImgproxyURLRules()
 
-    func parse(_ segments: [String]) throws(ProxyURLError) -> ProxyOptions {
+    /// Reads a URL's option segments, then the format its source's extension names (`@png`,
+    /// `.webp`), which is the last word on the format.
+    func parse(_ segments: [String], fileExtension: String? = nil) throws(ProxyURLError) -> ProxyOptions {
         var reading = Reading()
         reading.options.limits.resultDimension = security.resultDimension
         if let preset = presets["default"] {
             try apply(preset, to: &reading, presetsInUse: ["default"])
         }
-        try apply(segments, to: &reading, presetsInUse: [])
+        if rules.onlyPresets, let names = segments.first {
+            try apply(["pr:" + names.replacingOccurrences(of: String(rules.argumentsSeparator), with: ":")], to: &reading, presetsInUse: [])
+        } else {
+            try apply(segments, to: &reading, presetsInUse: [], writtenInURL: true)
+        }
+        if let fileExtension, !reading.options.raw {
+            try apply(["f:" + fileExtension], to: &reading, presetsInUse: [])
+        }
         return try reading.finished(limits: limits)
     }
 
-    private func apply(_ segments: [String], to reading: inout Reading, presetsInUse: Set<String>) throws(ProxyURLError) {
+    /// Applies option segments; those `writtenInURL` are read with the deployment's separator
+    /// and held to its allowed options (presets are the operator's own, written with colons).
+    private func apply(_ segments: [String], to reading: inout Reading, presetsInUse: Set<String>, writtenInURL: Bool = false) throws(ProxyURLError) {
         for segment in segments {
-            let option = OptionValues(segment)
+            let option = OptionValues(segment, separator: writtenInURL ? rules.argumentsSeparator : ":")
+            if writtenInURL, let allowed = rules.allowedOptions, !allowed.contains(option.name) {
+                throw ProxyURLError.malformed("the option '\(option.name)' is not among those allowed here (IMGPROXY_ALLOWED_PROCESSING_OPTIONS)")
+            }
             if ["pr", "preset"].contains(option.name) {
                 guard !option.values.isEmpty, !option.values.contains("") else { throw option.failure("preset takes names, pr:NAME[:NAME...]") }
                 for name in option.values where !presetsInUse.contains(name) {

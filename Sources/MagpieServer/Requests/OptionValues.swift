@@ -7,9 +7,9 @@ struct OptionValues {
     let name: String
     let values: [String]
 
-    init(_ segment: String) {
+    init(_ segment: String, separator: Unicode.Scalar = ":") {
         self.segment = segment
-        let parts = ProxyPath.split(segment, at: ":")
+        let parts = ProxyPath.split(segment, at: separator)
         name = parts[0]
         values = Array(parts.dropFirst())
     }

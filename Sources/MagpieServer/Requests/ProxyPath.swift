@@ -29,16 +29,18 @@ public struct ProxyPath: Sendable, Hashable {
         return stem.isEmpty ? "image" : String(decoding: stem, as: UTF8.self)
     }
 
-    /// Splits `path` (as received, percent-encoding intact).
-    public init(_ path: String) throws(ProxyURLError) {
+    /// Splits `path` (as received, percent-encoding intact), written as `rules` say.
+    public init(_ path: String, rules: ImgproxyURLRules = ImgproxyURLRules()) throws(ProxyURLError) {
         (signature, signedPart) = try Self.signed(path)
         var segments = Self.split(path, at: "/")
         if segments.first == "" { segments.removeFirst() }
         // Byte by byte: Foundation's `contains` searches strings as text, a fifth of a memory hit.
-        let options = segments.dropFirst().prefix { $0.utf8.contains(UInt8(ascii: ":")) }
+        let separator = UInt8(ascii: rules.argumentsSeparator)
+        let options = rules.onlyPresets ? segments.dropFirst().prefix(1) : segments.dropFirst().prefix { $0.utf8.contains(separator) }
         optionSegments = Array(options)
-        let sourceSegments = Array(segments.dropFirst(1 + options.count))
-        (source, sourceExtension) = try Self.source(from: sourceSegments)
+        var sourceSegments = Array(segments.dropFirst(1 + options.count))
+        if rules.base64URLIncludesFilename, sourceSegments.count > 1, sourceSegments.first != "plain" { sourceSegments.removeLast() }
+        (source, sourceExtension) = try Self.source(from: sourceSegments, base: rules)
     }
 
     /// `text` split at every `separator`, empty parts kept. Byte by byte: splitting by
@@ -128,11 +130,11 @@ public struct ProxyPath: Sendable, Hashable {
         return Substring(scheme + slashes + after.dropFirst())
     }
 
-    private static func source(from segments: [String]) throws(ProxyURLError) -> (URL, String?) {
+    private static func source(from segments: [String], base rules: ImgproxyURLRules) throws(ProxyURLError) -> (URL, String?) {
         guard let first = segments.first, !first.isEmpty else {
             throw .malformed("no source URL after the options")
         }
-        let text: String
+        let written: String
         var fileExtension: String?
         if first == "plain" {
             var encoded = segments.dropFirst().joined(separator: "/")
@@ -144,7 +146,7 @@ public struct ProxyPath: Sendable, Hashable {
             guard !encoded.isEmpty, let decoded = encoded.removingPercentEncoding else {
                 throw .malformed("the plain source is not valid percent-encoding")
             }
-            text = decoded
+            written = decoded
         } else {
             var encoded = segments.joined()
             // URL-safe base64 has no '.', so one starts the extension.
@@ -155,9 +157,10 @@ public struct ProxyPath: Sendable, Hashable {
             guard let bytes = Base64URL.decode(encoded), let decoded = String(bytes: bytes, encoding: .utf8) else {
                 throw .malformed("the source is neither plain/<percent-encoded URL> nor URL-safe base64 of a URL")
             }
-            text = decoded
+            written = decoded
         }
         if fileExtension?.isEmpty == true { fileExtension = nil }
+        let text = rules.based(written)
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme) else {
             throw .malformed("the source '\(text)' is not an http or https URL")
         }

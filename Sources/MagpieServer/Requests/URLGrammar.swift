@@ -11,7 +11,9 @@ enum URLGrammar: Sendable, Hashable {
     /// source is `plain/…` or base64 of an http(s) URL, following option segments that hold a
     /// colon (or `%3A`); anything else is thumbor's. Only the signature is looked at unless it is `unsafe`:
     /// this runs for every request, memory hits included.
-    init(_ path: String) {
+    /// `rules` are how imgproxy's URLs are written here: their separator marks option segments,
+    /// and with a base URL a base64 source need not decode to an absolute URL.
+    init(_ path: String, rules: ImgproxyURLRules = ImgproxyURLRules()) {
         let bytes = path.utf8
         let start = bytes.first == UInt8(ascii: "/") ? bytes.index(after: bytes.startIndex) : bytes.startIndex
         let end = bytes[start...].firstIndex(of: UInt8(ascii: "/")) ?? bytes.endIndex
@@ -24,14 +26,16 @@ enum URLGrammar: Sendable, Hashable {
             // not at all (thumbor's 400).
             self = .thumbor
         } else if signature.elementsEqual("unsafe".utf8) {
-            self = Self.afterUnsafe(path[end...])
+            self = Self.afterUnsafe(path[end...], rules: rules)
         } else {
             self = .imgproxy
         }
     }
 
-    private static func afterUnsafe(_ rest: Substring) -> URLGrammar {
-        let segments = ProxyPath.split(rest, at: "/").filter { !$0.isEmpty }.drop(while: holdsOptionColon)
+    private static func afterUnsafe(_ rest: Substring, rules: ImgproxyURLRules) -> URLGrammar {
+        let separator = UInt8(ascii: rules.argumentsSeparator)
+        let segments = ProxyPath.split(rest, at: "/").filter { !$0.isEmpty }.dropFirst(rules.onlyPresets ? 1 : 0)
+            .drop { holdsOptionColon($0) || $0.utf8.contains(separator) }
         guard let first = segments.first else { return .thumbor }
         if first == "plain" { return .imgproxy }
         // Base64 of "http://" and "https://" both begin "aHR0c", told at once. A thumbor
@@ -44,6 +48,7 @@ enum URLGrammar: Sendable, Hashable {
         var encoded = segments.joined()
         if let dot = encoded.firstIndex(of: ".") { encoded = String(encoded[..<dot]) }
         let decoded = Base64URL.decode(encoded).flatMap { String(bytes: $0, encoding: .utf8) }?.lowercased() ?? ""
+        if rules.baseURL != nil, !decoded.isEmpty { return .imgproxy }
         return decoded.hasPrefix("http://") || decoded.hasPrefix("https://") ? .imgproxy : .thumbor
     }
 

@@ -66,6 +66,6 @@ extension ImageProxy {
         if configuration.imgproxyPathPrefix != nil || configuration.thumborPathPrefix != nil {
             throw ProxyURLError(status: 404, message: "no image URL is served under this path")
         }
-        return (URLGrammar(path), path)
+        return (URLGrammar(path, rules: configuration.imgproxyURLRules), path)
     }
 }

@@ -48,7 +48,7 @@ public final class ImageProxy: Sendable {
             allowsURLOptions: configuration.allowsSecurityOptions, sourcePixels: configuration.pipeline.maximumPixels,
             sourceBytes: configuration.pipeline.maximumResponseBytes, animationFrames: configuration.pipeline.maximumAnimationFrames,
             resultDimension: configuration.maximumResultDimension)
-        let parser = OptionParser(presets: presets, limits: configuration.limits, now: configuration.pipeline.wallClock, security: security)
+        var parser = OptionParser(presets: presets, limits: configuration.limits, now: configuration.pipeline.wallClock, security: security)
         for (name, segments) in presets {
             do {
                 _ = try parser.parse(segments)
@@ -56,13 +56,15 @@ public final class ImageProxy: Sendable {
                 throw ProxyConfigurationError(message: "preset '\(name)': \(error.message)")
             }
         }
+        // Presets are checked as written; URLs are read by the deployment's rules.
+        parser.rules = configuration.imgproxyURLRules
         self.configuration = configuration
         grammars = Grammars(
             imgproxy: ImgproxyGrammar(
                 signer: URLSigner(keys: configuration.signingKeys, signatureSize: configuration.signatureSize), parser: parser,
                 allowsUnsignedURLs: configuration.allowsUnsignedURLs, watermarkOpacity: configuration.watermarkOpacity,
                 autoFormats: configuration.imgproxyAutoFormats, enforcedFormats: configuration.imgproxyEnforcedFormats,
-                preferredFormats: configuration.imgproxyPreferredFormats),
+                preferredFormats: configuration.imgproxyPreferredFormats, rules: configuration.imgproxyURLRules),
             thumbor: ThumborGrammar(
                 signer: ThumborSigner(keys: configuration.thumborSecurityKeys), limits: configuration.limits,
                 allowsUnsignedURLs: configuration.allowsUnsignedURLs, maximumResultDimension: configuration.maximumResultDimension,

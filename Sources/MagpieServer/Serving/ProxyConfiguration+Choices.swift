@@ -9,6 +9,7 @@ extension ProxyConfiguration {
     /// preference and `AUTO_PNG_TO_JPG`) and thumbor's optional filters.
     mutating func readAnswerChoices(_ settings: ConfigReader) throws(ProxyConfigurationError) {
         try readHealthcheckRoute(settings)
+        try readImgproxyURLRules(settings)
         for (key, name) in [("imgproxy.allow.origin", "IMGPROXY_ALLOW_ORIGIN"), ("access.control.allow.origin.header", "ACCESS_CONTROL_ALLOW_ORIGIN_HEADER")] {
             guard let origin = settings.string(forKey: ConfigKey(key))?.trimmingCharacters(in: .whitespaces), !origin.isEmpty else { continue }
             guard origin.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value < 0x7F }) else {
@@ -56,6 +57,38 @@ extension ProxyConfiguration {
                 let name = String(module.split(separator: ".").last ?? "")
                 if ThumborFilters.optional[name] != nil { thumborOptionalFilters.insert(name) }
             }
+        }
+    }
+
+    /// How imgproxy URLs are written here, and where they are mounted (`IMGPROXY_PATH_PREFIX`).
+    mutating func readImgproxyURLRules(_ settings: ConfigReader) throws(ProxyConfigurationError) {
+        if let prefix = settings.string(forKey: "imgproxy.path.prefix")?.trimmingCharacters(in: .whitespaces), !prefix.isEmpty {
+            guard prefix.hasPrefix("/"), !prefix.hasSuffix("/") || prefix == "/" else {
+                throw Self.invalid("IMGPROXY_PATH_PREFIX", "is a path such as /imgproxy; '\(prefix)' is not")
+            }
+            imgproxyPathPrefix = prefix == "/" ? nil : prefix
+        }
+        if let separator = settings.string(forKey: "imgproxy.arguments.separator"), !separator.isEmpty {
+            guard separator.unicodeScalars.count == 1, let scalar = separator.unicodeScalars.first, scalar.isASCII,
+                !"/?#%".unicodeScalars.contains(scalar)
+            else { throw Self.invalid("IMGPROXY_ARGUMENTS_SEPARATOR", "is one ASCII character other than / ? # %") }
+            imgproxyURLRules.argumentsSeparator = scalar
+        }
+        if let on = try Self.boolean(settings, "imgproxy.only.presets", "IMGPROXY_ONLY_PRESETS") { imgproxyURLRules.onlyPresets = on }
+        if let on = try Self.boolean(settings, "imgproxy.base64.url.includes.filename", "IMGPROXY_BASE64_URL_INCLUDES_FILENAME") {
+            imgproxyURLRules.base64URLIncludesFilename = on
+        }
+        if let base = settings.string(forKey: "imgproxy.base.url")?.trimmingCharacters(in: .whitespaces), !base.isEmpty {
+            guard let url = URL(string: base), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
+                throw Self.invalid("IMGPROXY_BASE_URL", "is an http or https URL that relative sources are put after")
+            }
+            imgproxyURLRules.baseURL = base
+        }
+        if let names = settings.stringArray(forKey: "imgproxy.allowed.processing.options"), !names.isEmpty {
+            imgproxyURLRules.allowedOptions = Set(names.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+        }
+        if let signatures = settings.stringArray(forKey: "imgproxy.trusted.signatures"), !signatures.isEmpty {
+            imgproxyURLRules.trustedSignatures = Set(signatures.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
         }
     }
 

@@ -41,6 +41,8 @@ extension ProxyConfiguration {
     /// | `auto.image.format.preference` | `AUTO_IMAGE_FORMAT_PREFERENCE` | ``thumborFormatPreference`` (`['avif','webp']`) |
     /// | `auto.png.to.jpg` | `AUTO_PNG_TO_JPG` | ``thumborOpaquePNGAsJPEG`` |
     /// | `imgproxy.allow.origin`, `access.control.allow.origin.header` | `IMGPROXY_ALLOW_ORIGIN`, `ACCESS_CONTROL_ALLOW_ORIGIN_HEADER` | ``allowedOrigin`` |
+    /// | `imgproxy.path.prefix` | `IMGPROXY_PATH_PREFIX` | ``imgproxyPathPrefix`` |
+    /// | `imgproxy.arguments.separator`, `.only.presets`, `.base.url`, `.base64.url.includes.filename`, `.allowed.processing.options`, `.trusted.signatures` | `IMGPROXY_ARGUMENTS_SEPARATOR`, ... | ``imgproxyURLRules`` |
     /// | `healthcheck.route` | `HEALTHCHECK_ROUTE` | ``thumborHealthcheckRoute`` (`/healthcheck/?`) |
     /// | `filters` | `FILTERS` | ``thumborOptionalFilters``: thumbor's modules beyond the built-in ones (`thumbor.filters.autojpg`) |
     public mutating func read(_ settings: ConfigReader) throws(ProxyConfigurationError) {

@@ -66,6 +66,10 @@ public struct ProxyConfiguration: Sendable {
     /// Where thumbor's health check answers `WORKING` (its `HEALTHCHECK_ROUTE`): a path, its
     /// trailing slash optional when it ends `/?`.
     public var thumborHealthcheckRoute = "/healthcheck/?"
+    /// How the deployment's imgproxy URLs are written (its `IMGPROXY_ARGUMENTS_SEPARATOR`,
+    /// `IMGPROXY_ONLY_PRESETS`, `IMGPROXY_BASE_URL`, `IMGPROXY_BASE64_URL_INCLUDES_FILENAME`,
+    /// `IMGPROXY_ALLOWED_PROCESSING_OPTIONS`, `IMGPROXY_TRUSTED_SIGNATURES`).
+    public var imgproxyURLRules = ImgproxyURLRules()
     /// Formats an imgproxy URL without a format is written in when the client's `Accept` names
     /// them (`IMGPROXY_AUTO_WEBP`, `_AVIF`, `_JXL`): JPEG XL, then AVIF, for stills, then WebP.
     public var imgproxyAutoFormats: Set<ImageFormat> = []

@@ -85,6 +85,7 @@ enum ProxyMount: Sendable {
 
 func withProxyFixture<T: Sendable>(
     mount: ProxyMount = .alone,
+    origin startedOrigin: ImageServer? = nil,
     configure: (inout ProxyConfiguration) throws -> Void = { _ in },
     _ body: (ProxyFixture) async throws -> T
 ) async throws -> T {
@@ -100,7 +101,8 @@ func withProxyFixture<T: Sendable>(
     configuration.signingKeys = [try SigningKey(keyHex: ProxyFixture.key, saltHex: ProxyFixture.salt)]
     configuration.logger = log.logger(label: "magpie.proxy")
     try configure(&configuration)
-    let origin = try await ImageServer.start()
+    let origin: ImageServer
+    if let startedOrigin { origin = startedOrigin } else { origin = try await ImageServer.start() }
     let replica = try await ProxyReplica.start(configuration, mount: mount)
     let proxy = replica.proxy
     let port = replica.port

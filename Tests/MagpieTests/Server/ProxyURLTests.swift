@@ -133,6 +133,33 @@ struct ProxyURLTests {
         #expect(try ProxyPath("/sig/" + encoded).sourceExtension == nil)
     }
 
+    /// A deployment's URL settings: another argument separator, presets only, a base for
+    /// relative sources, a file name after base64, the options allowed.
+    @Test func urlsAreReadByTheDeploymentsRules() throws {
+        var rules = ImgproxyURLRules()
+        rules.argumentsSeparator = ","
+        let commas = try ProxyPath("/sig/rs,fill,300,200/plain/https%3A%2F%2Fexample.com%2Fa.jpg", rules: rules)
+        #expect(commas.optionSegments == ["rs,fill,300,200"])
+        var parser = OptionParser(presets: ["small": ["rs:fit:50:50"], "sharp": ["sh:1"]], limits: ProcessingLimits())
+        parser.rules = rules
+        #expect(try parser.parse(commas.optionSegments).layout.width == 300)
+        rules = ImgproxyURLRules()
+        rules.onlyPresets = true
+        let presets = try ProxyPath("/sig/small:sharp/plain/https%3A%2F%2Fexample.com%2Fa.jpg", rules: rules)
+        parser.rules = rules
+        #expect(try parser.parse(presets.optionSegments).layout.width == 50)
+        rules = ImgproxyURLRules()
+        rules.baseURL = "https://images.example.com/"
+        rules.base64URLIncludesFilename = true
+        let relative = try ProxyPath("/sig/s:100/" + Base64URL.encode(Array("cats/a.jpg".utf8)) + ".png/puppy.jpg", rules: rules)
+        #expect(relative.source.absoluteString == "https://images.example.com/cats/a.jpg" && relative.sourceExtension == "png")
+        rules = ImgproxyURLRules()
+        rules.allowedOptions = ["w", "pr"]
+        parser.rules = rules
+        #expect(try parser.parse(["w:100", "pr:small"], fileExtension: "png").format == .fixed(.png), "presets and the extension are not URL options")
+        #expect(throws: ProxyURLError.self) { try parser.parse(["w:100", "h:100"]) }
+    }
+
     @Test(arguments: [
         (["s:abc"], "option 's:abc': 'abc' is not a whole number from 0 to 8192"),
         (["q:101"], "option 'q:101': '101' is not a whole number from 0 to 100"),

@@ -26,16 +26,26 @@ struct PeerExpectationTests {
         let groups = Dictionary(grouping: rows) { Self.settingsKey(of: $0, peer: peer) }
         for (_, group) in groups.sorted(by: { $0.key < $1.key }) {
             // Settings the proxy refuses fail their rows, as the peer's server would start.
+            // Started first: the peers' literal hosts in settings are written as this origin.
+            let origin = try await ImageServer.start()
+            let base = origin.url("/").absoluteString.replacingOccurrences(of: "/$", with: "", options: .regularExpression)
             var probe = ProxyConfiguration(cacheDirectory: sources.folder)
             do {
-                try Self.configure(&probe, for: group[0], peer: peer, sources: sources)
+                try Self.configure(&probe, for: group[0], peer: peer, sources: sources, origin: base)
             } catch {
                 failed += group.map { ($0, ["the settings are refused: \(error)"]) }
+                await origin.shutdown()
                 continue
             }
-            try await withProxyFixture(configure: { try Self.configure(&$0, for: group[0], peer: peer, sources: sources) }) { fixture in
+            try await withProxyFixture(origin: origin, configure: { try Self.configure(&$0, for: group[0], peer: peer, sources: sources, origin: base) }) { fixture in
                 for file in sources.files.values { fixture.origin.serve("/" + file.lastPathComponent, .image(Array(try Data(contentsOf: file)))) }
                 Self.serveSpecialSources(fixture.origin)
+                if let file = sources.files[Self.defaultSource] {
+                    // The paths of the peer's literal hosts' images (example.com/image.jpg...).
+                    for path in ["/image.jpg", "/path/to/image.jpg", "/lorem/ipsum.jpg"] {
+                        fixture.origin.serve(path, .image(Array(try Data(contentsOf: file))))
+                    }
+                }
                 for (name, file) in Self.marks(sources) { fixture.origin.serve("/" + name, .image(Array(try Data(contentsOf: file)))) }
                 for row in group {
                     if Self.isMade(row.source), sources.files[row.source] == nil {
@@ -139,17 +149,21 @@ struct PeerExpectationTests {
         "testdata/test-images/png/16-bpp-grayscale.png": "png:64x64:grey:16bit",
     ]
 
-    static func configure(_ configuration: inout ProxyConfiguration, for row: PeerRow, peer: String, sources: Sources) throws {
+    static func configure(_ configuration: inout ProxyConfiguration, for row: PeerRow, peer: String, sources: Sources, origin: String) throws {
         configuration.signingKeys = []
         configuration.allowsUnsignedURLs = true
         if peer == "imgproxy", row.path.contains("{sig}") {
             configuration.signingKeys = [try SigningKey(keyHex: ProxyFixture.key, saltHex: ProxyFixture.salt)]
         }
+        // imgproxy with a key refuses what is not signed by it.
+        if peer == "imgproxy", row.config["IMGPROXY_KEY"] != nil { configuration.allowsUnsignedURLs = false }
         if peer == "thumbor" {
             configuration.thumborSecurityKeys = [thumborKey]
             if row.config["ALLOW_UNSAFE_URL"]?.lowercased() == "false" { configuration.allowsUnsignedURLs = false }
         }
         var settings = row.config
+        // Hosts the peer's parser tests name (never fetched there) are the loopback origin here.
+        for (name, value) in settings { settings[name] = Self.hostsOnOrigin(value, origin: origin) }
         if let mark = settings["IMGPROXY_WATERMARK_PATH"], let spec = watermarkFixtures[mark], let file = sources.files[spec] {
             settings["IMGPROXY_WATERMARK_PATH"] = file.path
         }
@@ -165,10 +179,25 @@ struct PeerExpectationTests {
         return ["Accept": String(value.reversed().drop { ";,)".contains($0) }.reversed())]
     }
 
+    /// The hosts imgproxy's parser tests name, which they never fetch.
+    static let literalHosts = ["https://example.com", "http://example.com", "https:/example.com", "http:/example.com", "http://images.dev", "https://images.dev"]
+
+    /// `text` with each of ``literalHosts`` written as `origin` (`http://127.0.0.1:PORT`), keeping
+    /// a single slash after the scheme where the row has one (what imgproxy restores).
+    static func hostsOnOrigin(_ text: String, origin: String) -> String {
+        var text = text
+        for host in literalHosts {
+            let single = !host.contains("//")
+            text = text.replacingOccurrences(of: host, with: single ? origin.replacingOccurrences(of: "://", with: ":/") : origin)
+        }
+        return text
+    }
+
     static func path(for row: PeerRow, peer: String, origin: ImageServer, sources: Sources) throws -> String {
         let sourceURL = origin.url(originPath(row.source, sources: sources)).absoluteString
         var path = row.path
         if peer == "imgproxy" {
+            path = hostsOnOrigin(path, origin: origin.url("/").absoluteString.replacingOccurrences(of: "/$", with: "", options: .regularExpression))
             path = path.replacingOccurrences(of: "{src64}", with: Base64URL.encode(Array(sourceURL.utf8)))
             path = path.replacingOccurrences(of: "{src}", with: "plain/" + ImageProxy.percentEncoded(sourceURL))
             if path.hasPrefix("/") { return try signed(path, row: row, peer: peer) }
@@ -208,8 +237,10 @@ struct PeerExpectationTests {
             let keys = row.config["IMGPROXY_KEY"]?.split(separator: ",").first.map(String.init) ?? ProxyFixture.key
             let salts = row.config["IMGPROXY_SALT"]?.split(separator: ",").first.map(String.init) ?? ProxyFixture.salt
             let size = row.config["IMGPROXY_SIGNATURE_SIZE"].flatMap { Int($0) } ?? 32
-            signature = URLSigner(keys: [try SigningKey(keyHex: keys, saltHex: salts)], signatureSize: size)
-                .signature(for: ProxyPath.restoringNormalisation(rest))
+            // imgproxy drops the query, and restores a normalised path, before checking.
+            let pathOnly = rest.prefix { $0 != "?" }
+            let restored = String(ProxyPath.restoringNormalisation("/signature" + pathOnly).dropFirst("/signature".count))
+            signature = URLSigner(keys: [try SigningKey(keyHex: keys, saltHex: salts)], signatureSize: size).signature(for: restored)
         } else {
             signature = ThumborSigner(keys: [row.config["SECURITY_KEY"] ?? thumborKey]).signature(for: String(rest.dropFirst()))
         }
