@@ -41,6 +41,7 @@ struct ProxyOptionsPage {
         "240x160/filters:equalize()", "240x160/filters:noise(40,1)",
         "240x160/filters:curve([(0,0),(96,160),(255,255)],[(0,20),(255,235)],[(0,0),(255,255)],[(0,0),(128,96),(255,255)])",
         "240x160/filters:convolution(-1;-1;-1;-1;8;-1;-1;-1;-1,3,false)", "240x160/filters:redeye():blur(1)",
+        "fit-in/240x240/filters:fill(auto)", "fit-in/240x240/filters:fill(blur)", "fit-in/240x240/filters:background_color(auto)",
     ]
 
     /// A thumbor URL's path for `options`, signed.

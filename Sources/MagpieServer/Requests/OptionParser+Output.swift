@@ -58,7 +58,12 @@ extension OptionParser {
 
     private static func outputFormat(_ option: OptionValues, _ reading: inout Reading, _ parser: OptionParser) throws(ProxyURLError) {
         try option.count(1...1, usage: "format takes one name")
-        reading.options.format = option.values[0].lowercased() == "auto" ? .auto : .fixed(try format(option, 0))
+        switch option.values[0].lowercased() {
+        case "auto": reading.options.format = .auto
+        // Written only from an SVG source, passed through; any other source is a 422 then.
+        case "svg": reading.options.format = .fixed(.svg)
+        default: reading.options.format = .fixed(try format(option, 0))
+        }
     }
 
     private static func expires(_ option: OptionValues, _ reading: inout Reading, _ parser: OptionParser) throws(ProxyURLError) {

@@ -16,7 +16,8 @@ extension ImageProxy {
         case .configured:
             if let mark = configuration.watermark { return (mark, nil) }
             if let url = configuration.watermarkURL { return (nil, .url(url)) }
-            throw .malformed("the URL asks for the operator's watermark, and none is configured (IMGPROXY_WATERMARK_PATH)")
+            // Taken out of the options, and said, when reading the request.
+            return (nil, nil)
         case .url(let url):
             if case .failure(let refusal) = Result(catching: { () throws(MagpieError) in try configuration.sources.check(url) }) {
                 throw .sourceNotAllowed("the watermark: \(refusal.description)")

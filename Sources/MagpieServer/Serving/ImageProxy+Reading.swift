@@ -14,7 +14,12 @@ extension ImageProxy {
         }
         do throws(ProxyURLError) {
             let url = try grammar.read(pathOnly)
-            let (options, source) = (url.options, url.source)
+            var (options, source, skipped) = (url.options, url.source, url.skipped)
+            if case .configured = options.watermark?.mark, configuration.watermark == nil, configuration.watermarkURL == nil {
+                // imgproxy draws nothing where it has no watermark: so does Magpie, and says so.
+                options.watermark = nil
+                skipped.append("watermark: no watermark is configured (IMGPROXY_WATERMARK_PATH), so none is laid")
+            }
             let plan = RenderPlan(options, limits: configuration.limits, watermarkOpacity: grammar.watermarkOpacity)
             if case .failure(let refusal) = Result(catching: { () throws(MagpieError) in try configuration.sources.check(source) }) {
                 throw ProxyURLError.sourceNotAllowed(refusal.description)
@@ -31,7 +36,7 @@ extension ImageProxy {
                 sourceFormats: options.sourceFormats)
             let key = pipeline.configuration.encodedImageKey(for: imageRequest, encoding: encoding)
             let work = Work(
-                grammar: grammar, reply: url.reply, skipped: url.skipped, maxAge: options.maxAge, sourceByteLimit: options.limits.sourceBytes, request: imageRequest, pendingMark: pendingMark, plan: plan, encoding: encoding,
+                grammar: grammar, reply: url.reply, skipped: skipped, maxAge: options.maxAge, sourceByteLimit: options.limits.sourceBytes, request: imageRequest, pendingMark: pendingMark, plan: plan, encoding: encoding,
                 servesSourceAlways: options.raw, servesSourceIn: options.skipProcessing.union(passesSVGThrough(options, source: source, grammar: kind) ? [.svg] : []),
                 filename: options.filename ?? url.sourceStem, attachment: options.returnAttachment,
                 sourceKey: pipeline.configuration.cacheKey(source), variant: key.variant,
@@ -46,11 +51,12 @@ extension ImageProxy {
         }
     }
 
-    /// imgproxy passes an SVG source through, sanitised, unless the URL names a raster format or
-    /// the operator always rasterises. Only the bytes say a source is SVG, and looking at them
+    /// imgproxy passes an SVG source through, sanitised, when the URL asks for SVG, or names no
+    /// raster format and the operator does not always rasterise. Only the bytes say a source is SVG, and looking at them
     /// before the cache would cost every request a fetch: a source whose path ends in `.svg` is
     /// looked at first (processed as usual when it is not an SVG); another SVG is drawn.
     func passesSVGThrough(_ options: ProxyOptions, source: URL, grammar: URLGrammar) -> Bool {
+        if case .fixed(.svg) = options.format { return true }
         guard grammar == .imgproxy, !configuration.alwaysRasterizesSVG, source.pathExtension.lowercased() == "svg" else { return false }
         if case .fixed(let format) = options.format, format != .svg { return false }
         return true

@@ -250,6 +250,9 @@ public final class ImageProxy: Sendable {
                     return (try await sourceAsItIs(original, format: format, work: work, request: request), timings, nil)
                 }
             }
+            if case .fixed(.svg) = work.encoding.format {
+                throw MagpieError.unsupportedFormat("SVG is written only from an SVG source, passed through; this source is not one")
+            }
             if let ifNoneMatch = request.headers["if-none-match"] {
                 // A conditional request for a result no memory holds: the original's validator
                 // decides, so a client that has this version costs no decoding.

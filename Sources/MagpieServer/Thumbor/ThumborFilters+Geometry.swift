@@ -43,7 +43,11 @@ extension ThumborFilters {
         ("background_color", { arguments, reading throws(ThumborFilterFailure) in
             try arguments.expect(1...1, usage: "background_color(COLOUR)")
             let word = try arguments.word(0)
-            guard word != "auto" else { throw .refuse(.malformed("thumbor's background_color(auto) is not supported by Magpie yet")) }
+            if word == "auto" {
+                // Flattened onto the average colour of what shows.
+                reading.options.filters.append(ImageProcessors.Backdrop(.average))
+                return
+            }
             guard let colour = ThumborReading.colour(word) else { throw arguments.skip("'\(word)' is not a colour") }
             reading.options.background = colour
         }),
@@ -92,7 +96,13 @@ extension ThumborFilters {
         try arguments.expect(1...2, usage: "fill(COLOUR[,FILL_TRANSPARENT])")
         let word = try arguments.word(0)
         if arguments.has(1) { _ = try arguments.boolean(1) }
-        guard word != "auto", word != "blur" else { throw .refuse(.malformed("thumbor's fill(\(word)) is not supported by Magpie yet")) }
+        if word == "auto" || word == "blur" {
+            // A canvas of the box's size (the image's where larger, as a full-fit-in makes it).
+            let (width, height) = (reading.path.originalWidth ? 0 : reading.options.layout.width, reading.path.originalHeight ? 0 : reading.options.layout.height)
+            // thumbor blurs with a radius of 50.
+            reading.options.filters.append(ImageProcessors.Backdrop(word == "auto" ? .average : .blurred(sigma: 50), width: width, height: height))
+            return
+        }
         if word == "transparent" {
             reading.options.layout.extend = .centre
             return

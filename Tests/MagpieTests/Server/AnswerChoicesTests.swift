@@ -31,6 +31,8 @@ struct AnswerChoicesTests {
             #expect(ImageFormat(sniffing: plain.body) == .png, "imgproxy reads only named types, not image/*")
             let unnamed = try await fixture.get(bare)
             #expect(ImageFormat(sniffing: unnamed.body) == .jpeg, "a WebP source is not among imgproxy's preferred formats")
+            let unmarked = try await fixture.get(fixture.path("/a.webp", "rs:fit:32:32/wm:0.5:ce"))
+            #expect(unmarked.status == 200 && unmarked.header("Magpie-Skipped")?.contains("no watermark is configured") == true)
         }
         try await withProxyFixture(configure: Self.settings(["IMGPROXY_PREFERRED_FORMATS": "webp,jpeg"])) { fixture in
             fixture.origin.serve("/a.webp", .image(photo))

@@ -261,6 +261,11 @@ struct ProxyServingTests {
             fixture.origin.serve("/wide.svg", .image(Array("<svg xmlns='http://www.w3.org/2000/svg' width='4000' height='1000'/>".utf8)))
             let vector = try await fixture.get(fixture.path("/wide.svg", "s:64/f:png"))
             #expect(vector.status == 422 && vector.text.contains("4000x1000"), "an SVG's declared size is held to the limit: \(vector.text)")
+            // SVG is written only as the source passed through, as imgproxy answers `@svg`.
+            let kept = try await fixture.get(fixture.path("/wide.svg", "s:64/f:svg"))
+            #expect(kept.status == 200 && kept.header("Content-Type") == "image/svg+xml", "\(kept.text)")
+            let raster = try await fixture.get(fixture.path("/big.jpg", "s:64/f:svg"))
+            #expect(raster.status == 422 && raster.text.contains("SVG"), "\(raster.text)")
             let huge = try await fixture.get(fixture.path("/big.jpg", "s:9000:10"))
             #expect(huge.status == 404)
         }

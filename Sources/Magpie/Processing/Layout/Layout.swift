@@ -54,8 +54,8 @@ public struct Layout: Sendable, Hashable {
     /// The box; 0 leaves a side to the other and the aspect ratio (both 0: the image's size).
     public var width = 0
     public var height = 0
-    /// The box's side is the image's own (thumbor's `orig`), whatever ``width`` or ``height``
-    /// says.
+    /// The box's side is the image's own after ``crop`` (thumbor's `orig`), whatever ``width``
+    /// or ``height`` says.
     public var widthFromImage = false
     public var heightFromImage = false
     public var resizing = Resizing.fit

@@ -34,11 +34,6 @@ public struct LayoutPlan: Sendable, Hashable {
     /// Plans `layout` for an image of `source` pixels, turned as the layout turns it.
     public init(_ layout: Layout, source: DecodedImage.Size) {
         var layout = layout
-        if layout.widthFromImage { layout.width = source.width }
-        if layout.heightFromImage { layout.height = source.height }
-        if layout.adaptive, (source.width < source.height && layout.width > layout.height) || (source.width > source.height && layout.width < layout.height) {
-            (layout.width, layout.height) = (layout.height, layout.width)
-        }
         let cropSize = DecodedImage.Size(
             width: Self.cropSide(source.width, layout.crop?.width ?? 0),
             height: Self.cropSide(source.height, layout.crop?.height ?? 0))
@@ -53,6 +48,12 @@ public struct LayoutPlan: Sendable, Hashable {
         if case .rectangle(let x, let y, _, _) = crop {
             // A focus pixel is the source's: where it falls in what the crop kept.
             layout.gravity = focus.resolved(in: size, from: (x, y))
+        }
+        // The box's `orig` sides and its turn to the image's orientation are the cropped image's.
+        if layout.widthFromImage { layout.width = size.width }
+        if layout.heightFromImage { layout.height = size.height }
+        if layout.adaptive, (size.width < size.height && layout.width > layout.height) || (size.width > size.height && layout.width < layout.height) {
+            (layout.width, layout.height) = (layout.height, layout.width)
         }
         let scale = Scale(layout, toScale: size)
         let scaled = DecodedImage.Size(

@@ -79,6 +79,16 @@ struct PeerRowCheck {
         }
     }
 
+    /// Whether the row's thumbor size flips the result horizontally and vertically.
+    private var flips: (Bool, Bool) {
+        for segment in row.path.split(separator: "/") where !segment.contains(":") && !segment.contains(".") {
+            let sides = segment.split(separator: "x", omittingEmptySubsequences: false)
+            guard sides.count == 2, sides.allSatisfy({ $0.allSatisfy { $0 == "-" || $0.isNumber || $0.isLetter } }) else { continue }
+            if sides.contains(where: { $0.hasPrefix("-") }) { return (sides[0].hasPrefix("-"), sides[1].hasPrefix("-")) }
+        }
+        return (false, false)
+    }
+
     /// The answer's corner pixels show the window's corners of the source.
     private func window(_ value: String, _ image: DecodedImage?) -> String? {
         guard let image, let sourceSize else { return "no image to read a window from" }
@@ -87,10 +97,11 @@ struct PeerRowCheck {
         let (left, top, right, bottom) = (edges[0], edges[1], edges[2], edges[3])
         let spanX = (right - left) / Double(image.width), spanY = (bottom - top) / Double(image.height)
         let toleranceX = Double(sourceSize.width - 1) / 255 + 2 * spanX + 2, toleranceY = Double(sourceSize.height - 1) / 255 + 2 * spanY + 2
-        for (x, y, expectedX, expectedY) in [
-            (0, 0, left + spanX / 2, top + spanY / 2),
-            (image.width - 1, image.height - 1, right - spanX / 2, bottom - spanY / 2),
-        ] {
+        // A thumbor size with a minus (`-800x-600`) mirrors the window on that axis.
+        let (mirrorsX, mirrorsY) = flips
+        let (nearX, farX) = mirrorsX ? (right - spanX / 2, left + spanX / 2) : (left + spanX / 2, right - spanX / 2)
+        let (nearY, farY) = mirrorsY ? (bottom - spanY / 2, top + spanY / 2) : (top + spanY / 2, bottom - spanY / 2)
+        for (x, y, expectedX, expectedY) in [(0, 0, nearX, nearY), (image.width - 1, image.height - 1, farX, farY)] {
             let pixel = image.pixel(x: x, y: y)
             let shownX = Double(pixel.red) * Double(sourceSize.width - 1) / 255, shownY = Double(pixel.green) * Double(sourceSize.height - 1) / 255
             if abs(shownX - expectedX) > toleranceX || abs(shownY - expectedY) > toleranceY {
