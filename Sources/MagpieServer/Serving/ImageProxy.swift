@@ -69,7 +69,8 @@ public final class ImageProxy: Sendable {
                 signer: ThumborSigner(keys: configuration.thumborSecurityKeys), limits: configuration.limits,
                 allowsUnsignedURLs: configuration.allowsUnsignedURLs, maximumResultDimension: configuration.maximumResultDimension,
                 automaticFormat: configuration.thumborAutomaticFormat, opaquePNGAsJPEG: configuration.thumborOpaquePNGAsJPEG,
-                optionalFilters: configuration.thumborOptionalFilters, healthcheckRoute: configuration.thumborHealthcheckRoute))
+                optionalFilters: configuration.thumborOptionalFilters, maxAge: configuration.thumborMaxAge,
+                healthcheckRoute: configuration.thumborHealthcheckRoute))
         metricsRegistry = PrometheusCollectorRegistry()
         metrics = ProxyMetrics(registry: metricsRegistry)
         var pipelineConfiguration = configuration.pipeline

@@ -51,6 +51,10 @@ extension ProxyConfiguration {
             }
         }
         if let on = try Self.boolean(settings, "auto.png.to.jpg", "AUTO_PNG_TO_JPG") { thumborOpaquePNGAsJPEG = on }
+        if let text = settings.string(forKey: "max.age")?.trimmingCharacters(in: .whitespaces), !text.isEmpty {
+            guard let seconds = Int(text), seconds >= 0 else { throw Self.invalid("MAX_AGE", "is seconds, 0 or more") }
+            thumborMaxAge = min(seconds, ThumborFilters.maximumAge)
+        }
         if let modules = settings.string(forKey: "filters") {
             // thumbor's modules are named `thumbor.filters.NAME`; only the optional ones matter here.
             for module in Self.pythonList(modules.replacingOccurrences(of: "+", with: ",")) {

@@ -63,6 +63,9 @@ public struct ProxyConfiguration: Sendable {
     /// them (imgproxy's `IMGPROXY_ALLOW_ORIGIN`, thumbor's `ACCESS_CONTROL_ALLOW_ORIGIN_HEADER`);
     /// `nil` sends none.
     public var allowedOrigin: String?
+    /// thumbor's `MAX_AGE`: the seconds thumbor URLs' answers say they may be kept
+    /// (`public, max-age=N`, or `no-cache` for 0), over ``cacheMaxAge``; `nil` keeps that.
+    public var thumborMaxAge: Int?
     /// Where thumbor's health check answers `WORKING` (its `HEALTHCHECK_ROUTE`): a path, its
     /// trailing slash optional when it ends `/?`.
     public var thumborHealthcheckRoute = "/healthcheck/?"

@@ -15,6 +15,8 @@ struct ThumborGrammar: ProxyGrammar {
     var automaticFormat: AutomaticFormat?
     var opaquePNGAsJPEG = false
     var optionalFilters: Set<String> = []
+    /// ``ProxyConfiguration/thumborMaxAge``.
+    var maxAge: Int?
 
     /// What thumbor writes a source in where no format is asked: its own format for those its
     /// engine writes (AVIF and HEIF too), TIFF as PNG; others as JPEG, or PNG with transparency.
@@ -42,6 +44,8 @@ struct ThumborGrammar: ProxyGrammar {
         var reading = try ThumborReading(path, limits: limits, optionalFilters: optionalFilters)
         reading.options.limits.resultDimension = maximumResultDimension
         reading.options.sourceFormats = Self.sourceFormats
+        // thumbor's `Cache-Control` is its MAX_AGE unless the URL's `max_age()` says otherwise.
+        if reading.options.maxAge == nil { reading.options.maxAge = maxAge }
         if reading.options.format == nil {
             reading.options.format = automaticFormat.map { .automatic($0) }
             reading.options.opaquePNGAsJPEG = reading.opaquePNGAsJPEG ?? opaquePNGAsJPEG

@@ -130,7 +130,7 @@ struct PeerExpectationTests {
     /// thumbor's watermark fixtures by the names its tests give them: a small gradient each.
     static func marks(_ sources: Sources) -> [(String, URL)] {
         guard let mark = sources.files["png:30x30:alpha"] ?? sources.files[defaultSource] else { return [] }
-        return ["watermark.png", "watermark.jpg", "nine_patch.png", "frame.png", "watermark_small.png", "watermarkBig.png"].map { ("mark-" + $0, mark) }
+        return ["watermark", "watermark.png", "watermark.jpg", "nine_patch.png", "frame.png", "watermark_small.png", "watermarkBig.png"].map { ("mark-" + $0, mark) }
     }
 
     /// Rows that need a signing key are run apart from those that need none.
