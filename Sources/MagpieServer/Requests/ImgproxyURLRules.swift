@@ -1,3 +1,5 @@
+import Foundation
+
 /// How an imgproxy deployment writes its URLs, from its settings: the separator between an
 /// option's arguments, presets only, a base for relative sources, a file name after a base64
 /// source, the options allowed and signatures trusted without a key.
@@ -17,13 +19,69 @@ public struct ImgproxyURLRules: Sendable, Hashable {
     public var allowedOptions: Set<String>?
     /// Signature segments accepted as they are (`IMGPROXY_TRUSTED_SIGNATURES`).
     public var trustedSignatures: Set<String> = []
+    /// Rewrites of a source's beginning, in order (`IMGPROXY_URL_REPLACEMENTS`), before the base.
+    public var replacements: [Replacement] = []
+
+    /// `pattern` matched at a source's beginning, `*` standing for anything but `/`, rewritten
+    /// as `replacement`, where `${1}`... are what the stars matched.
+    public struct Replacement: Sendable, Hashable {
+        public let pattern: String
+        public let replacement: String
+
+        /// `nil` when `pattern` is empty.
+        public init?(pattern: String, replacement: String) {
+            guard !pattern.isEmpty else { return nil }
+            self.pattern = pattern
+            self.replacement = replacement
+        }
+
+        /// `source` rewritten, or as it is when the pattern does not match its beginning.
+        func applied(to source: String) -> String {
+            let expression = "^" + pattern.components(separatedBy: "*").map(NSRegularExpression.escapedPattern(for:)).joined(separator: "([^/]*)")
+            guard let regex = try? NSRegularExpression(pattern: expression) else { return source }
+            return regex.stringByReplacingMatches(
+                in: source, range: NSRange(source.startIndex..., in: source), withTemplate: Self.template(replacement))
+        }
+
+        /// Go's `${1}` (or `$1`) as `$1`; any other `$` or `\` as the text itself.
+        static func template(_ replacement: String) -> String {
+            var template = "", rest = Substring(replacement)
+            while let first = rest.first {
+                if first == "$", let group = rest.dropFirst().wholeGroup {
+                    template += "$\(group.number)"
+                    rest = group.rest
+                    continue
+                }
+                template += first == "$" || first == "\\" ? "\\\(first)" : String(first)
+                rest = rest.dropFirst()
+            }
+            return template
+        }
+    }
 
     /// Creates the rules imgproxy follows by default.
     public init() {}
 
-    /// The source a URL names, with the base put before it where it is relative.
+    /// The source a URL names, rewritten by the replacements, with the base put before it where
+    /// it is relative.
     func based(_ source: String) -> String {
+        let source = replacements.reduce(source) { $1.applied(to: $0) }
         guard let baseURL, !baseURL.isEmpty, !source.hasPrefix(baseURL) else { return source }
         return baseURL + source
+    }
+}
+
+extension Substring {
+    /// `{N}` or `N` at the start, a group's number, and what follows it.
+    fileprivate var wholeGroup: (number: Int, rest: Substring)? {
+        let braced = hasPrefix("{")
+        let digits = dropFirst(braced ? 1 : 0).prefix(while: \.isNumber)
+        guard !digits.isEmpty, let number = Int(digits) else { return nil }
+        var rest = dropFirst((braced ? 1 : 0) + digits.count)
+        if braced {
+            guard rest.hasPrefix("}") else { return nil }
+            rest = rest.dropFirst()
+        }
+        return (number, rest)
     }
 }

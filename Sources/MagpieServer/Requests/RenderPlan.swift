@@ -20,15 +20,14 @@ struct RenderPlan: Sendable {
         if !options.autoRotates { processors.append(ImageProcessors.StoredOrientation()) }
         // The first frame needs no processor: the decoder reads only it.
         if let page = options.page, page > 0 { processors.append(ImageProcessors.Frame(page)) }
-        if options.layout != Layout() || !filters.isEmpty {
-            processors.append(ImageProcessors.Layout(options.layout, filters: filters, limits: limits))
+        var layout = options.layout
+        // The result as a whole, canvases and padding with it, each part rounded as imgproxy does.
+        layout.maximumResultSide = options.limits.resultDimension
+        if layout != Layout() || !filters.isEmpty {
+            processors.append(ImageProcessors.Layout(layout, filters: filters, limits: limits))
         }
         if options.turn != 0, let turn = ImageProcessors.Rotate(degrees: options.turn) {
             processors.append(turn)
-        }
-        if let side = options.limits.resultDimension {
-            // The result as a whole, canvases and padding with it, as imgproxy scales them.
-            processors.append(ImageProcessors.Resize(width: side, height: side, fit: .fit, upscale: false))
         }
         if var background = options.background {
             background.alpha = UInt8((options.backgroundAlpha * 255).rounded())

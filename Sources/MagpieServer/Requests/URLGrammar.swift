@@ -12,7 +12,7 @@ enum URLGrammar: Sendable, Hashable {
     /// colon (or `%3A`); anything else is thumbor's. Only the signature is looked at unless it is `unsafe`:
     /// this runs for every request, memory hits included.
     /// `rules` are how imgproxy's URLs are written here: their separator marks option segments,
-    /// and with a base URL a base64 source need not decode to an absolute URL.
+    /// and a base64 source is read as their replacements and base make it.
     init(_ path: String, rules: ImgproxyURLRules = ImgproxyURLRules()) {
         let bytes = path.utf8
         let start = bytes.first == UInt8(ascii: "/") ? bytes.index(after: bytes.startIndex) : bytes.startIndex
@@ -47,9 +47,10 @@ enum URLGrammar: Sendable, Hashable {
         guard beforeExtension.allSatisfy(Self.isBase64URL), "aHR0c".hasPrefix(first) || beforeExtension.count >= 12 else { return .thumbor }
         var encoded = segments.joined()
         if let dot = encoded.firstIndex(of: ".") { encoded = String(encoded[..<dot]) }
-        let decoded = Base64URL.decode(encoded).flatMap { String(bytes: $0, encoding: .utf8) }?.lowercased() ?? ""
-        if rules.baseURL != nil, !decoded.isEmpty { return .imgproxy }
-        return decoded.hasPrefix("http://") || decoded.hasPrefix("https://") ? .imgproxy : .thumbor
+        let decoded = Base64URL.decode(encoded).flatMap { String(bytes: $0, encoding: .utf8) } ?? ""
+        // As the deployment's replacements and base would make it.
+        let source = decoded.isEmpty ? decoded : rules.based(decoded).lowercased()
+        return source.hasPrefix("http://") || source.hasPrefix("https://") ? .imgproxy : .thumbor
     }
 
     /// An option segment's colon, or the `%3A` a CDN may have made of it (the proxy restores it

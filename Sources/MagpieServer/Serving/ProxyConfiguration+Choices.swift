@@ -91,6 +91,15 @@ extension ProxyConfiguration {
         if let names = settings.stringArray(forKey: "imgproxy.allowed.processing.options"), !names.isEmpty {
             imgproxyURLRules.allowedOptions = Set(names.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
         }
+        if let written = settings.string(forKey: "imgproxy.url.replacements"), !written.isEmpty {
+            imgproxyURLRules.replacements = try written.split(separator: ";").map { pair throws(ProxyConfigurationError) in
+                let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
+                guard parts.count == 2, let replacement = ImgproxyURLRules.Replacement(pattern: parts[0], replacement: parts[1]) else {
+                    throw Self.invalid("IMGPROXY_URL_REPLACEMENTS", "is PATTERN=REPLACEMENT pairs joined by ';'; '\(pair)' is not one")
+                }
+                return replacement
+            }
+        }
         if let signatures = settings.stringArray(forKey: "imgproxy.trusted.signatures"), !signatures.isEmpty {
             imgproxyURLRules.trustedSignatures = Set(signatures.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
         }

@@ -42,7 +42,7 @@ extension ProxyConfiguration {
     /// | `auto.png.to.jpg` | `AUTO_PNG_TO_JPG` | ``thumborOpaquePNGAsJPEG`` |
     /// | `imgproxy.allow.origin`, `access.control.allow.origin.header` | `IMGPROXY_ALLOW_ORIGIN`, `ACCESS_CONTROL_ALLOW_ORIGIN_HEADER` | ``allowedOrigin`` |
     /// | `imgproxy.path.prefix` | `IMGPROXY_PATH_PREFIX` | ``imgproxyPathPrefix`` |
-    /// | `imgproxy.arguments.separator`, `.only.presets`, `.base.url`, `.base64.url.includes.filename`, `.allowed.processing.options`, `.trusted.signatures` | `IMGPROXY_ARGUMENTS_SEPARATOR`, ... | ``imgproxyURLRules`` |
+    /// | `imgproxy.arguments.separator`, `.only.presets`, `.base.url`, `.base64.url.includes.filename`, `.url.replacements`, `.allowed.processing.options`, `.trusted.signatures` | `IMGPROXY_ARGUMENTS_SEPARATOR`, ... | ``imgproxyURLRules`` |
     /// | `max.age` | `MAX_AGE` | ``thumborMaxAge`` |
     /// | `healthcheck.route` | `HEALTHCHECK_ROUTE` | ``thumborHealthcheckRoute`` (`/healthcheck/?`) |
     /// | `filters` | `FILTERS` | ``thumborOptionalFilters``: thumbor's modules beyond the built-in ones (`thumbor.filters.autojpg`) |

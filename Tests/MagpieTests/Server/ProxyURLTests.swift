@@ -158,6 +158,14 @@ struct ProxyURLTests {
         parser.rules = rules
         #expect(try parser.parse(["w:100", "pr:small"], fileExtension: "png").format == .fixed(.png), "presets and the extension are not URL options")
         #expect(throws: ProxyURLError.self) { try parser.parse(["w:100", "h:100"]) }
+        rules = ImgproxyURLRules()
+        rules.replacements = [
+            ImgproxyURLRules.Replacement(pattern: "test://*/", replacement: "test2://images.example.com/${1}/dolor/")!,
+            ImgproxyURLRules.Replacement(pattern: "test2://", replacement: "https://")!,
+        ]
+        let replaced = try ProxyPath("/sig/s:100/plain/test://lorem/ipsum.jpg@png", rules: rules)
+        #expect(replaced.source.absoluteString == "https://images.example.com/lorem/dolor/ipsum.jpg")
+        #expect(rules.based("https://other.example.com/test://x/") == "https://other.example.com/test://x/", "only a source's beginning")
     }
 
     @Test(arguments: [

@@ -72,6 +72,9 @@ public struct Layout: Sendable, Hashable {
     public var dpr = 1.0
     /// Whether an image smaller than the box is scaled up.
     public var enlarge = false
+    /// The longest side of the result, its canvases and padding with it (imgproxy's
+    /// `max_result_dimension`): a larger result is made smaller as a whole. `nil`: no limit.
+    public var maximumResultSide: Int?
     /// How a resized side's fraction of a pixel is rounded, by whether the side shrinks or grows.
     public var sideRounding = SideRounding()
 
@@ -118,6 +121,7 @@ public struct Layout: Sendable, Hashable {
         if zoomX != 1 || zoomY != 1 { parts.append("zoom=\(zoomX)x\(zoomY)") }
         if dpr != 1 { parts.append("dpr=\(dpr)") }
         if enlarge { parts.append("enlarge") }
+        if let maximumResultSide { parts.append("max-side=\(maximumResultSide)") }
         if sideRounding != SideRounding() { parts.append("round=\(sideRounding.shrinking),\(sideRounding.enlarging)") }
         parts.append("gravity=\(gravity.name)")
         if let crop { parts.append("crop=\(crop.width)x\(crop.height)@\(crop.placement?.name ?? "gravity")") }

@@ -56,6 +56,18 @@ public struct LayoutPlan: Sendable, Hashable {
             (layout.width, layout.height) = (layout.height, layout.width)
         }
         let scale = Scale(layout, toScale: size)
+        self.init(resolved: layout, crop: crop, cropped: size, scale: scale)
+        // A result over the longest side asked is made smaller as a whole, each of its parts
+        // (the image, the box, the padding) rounded on its own, as imgproxy limits it.
+        if let limit = layout.maximumResultSide, limit > 0, max(self.size.width, self.size.height) > limit {
+            let shrink = Double(limit) / Double(max(self.size.width, self.size.height))
+            self = LayoutPlan(resolved: layout, crop: crop, cropped: size, scale: scale.shrunk(by: shrink, holding: size))
+        }
+    }
+
+    /// Plans the rest once the crop and the scale are known.
+    private init(resolved layout: Layout, crop: Cut?, cropped: DecodedImage.Size, scale: Scale) {
+        var size = cropped
         let scaled = DecodedImage.Size(
             width: max(1, Rounding.scale(size.width, scale.horizontal, layout.sideRounding.rule(for: scale.horizontal))),
             height: max(1, Rounding.scale(size.height, scale.vertical, layout.sideRounding.rule(for: scale.vertical))))
@@ -143,6 +155,15 @@ private struct Scale {
     var horizontal: Double
     var vertical: Double
     var pixelRatio: Double
+
+    /// Smaller by `factor`, never below one pixel of `size`.
+    func shrunk(by factor: Double, holding size: DecodedImage.Size) -> Scale {
+        var copy = self
+        copy.horizontal = max(horizontal * factor, 1 / Double(size.width))
+        copy.vertical = max(vertical * factor, 1 / Double(size.height))
+        copy.pixelRatio *= factor
+        return copy
+    }
 
     init(_ layout: Layout, toScale size: DecodedImage.Size) {
         let (sourceWidth, sourceHeight) = (Double(size.width), Double(size.height))

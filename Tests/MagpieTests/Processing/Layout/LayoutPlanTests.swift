@@ -157,4 +157,19 @@ struct LayoutPlanTests {
         #expect(plan.size == DecodedImage.Size(width: 620, height: 420))
         #expect(plan.canvases.last == .init(width: 620, height: 420, x: 10, y: 10))
     }
+
+    /// A 200x100 image filled to 100x100 with padding 100, 200, 300, 400 makes 700x500; held to
+    /// 200 a side, everything shrinks by 200/700 and each part is rounded on its own: the image
+    /// 29 (28.6), the padding 29, 57, 86, 114, so 200x144 (the whole scaled would be 143).
+    @Test func theResultSideIsLimitedPartByPart() {
+        var layout = Layout()
+        (layout.width, layout.height, layout.resizing) = (100, 100, .fill)
+        layout.padding = .init(top: 100, right: 200, bottom: 300, left: 400)
+        layout.maximumResultSide = 200
+        let plan = LayoutPlan(layout, source: .init(width: 200, height: 100))
+        #expect(plan.size == .init(width: 200, height: 144))
+        #expect(plan.scaled == .init(width: 57, height: 29))
+        layout.maximumResultSide = 1000
+        #expect(LayoutPlan(layout, source: .init(width: 200, height: 100)).size == .init(width: 700, height: 500), "within the limit: as asked")
+    }
 }

@@ -42,7 +42,7 @@ struct PeerExpectationTests {
                 Self.serveSpecialSources(fixture.origin)
                 if let file = sources.files[Self.defaultSource] {
                     // The paths of the peer's literal hosts' images (example.com/image.jpg...).
-                    for path in ["/image.jpg", "/path/to/image.jpg", "/lorem/ipsum.jpg"] {
+                    for path in ["/image.jpg", "/path/to/image.jpg", "/lorem/ipsum.jpg", "/lorem/dolor/ipsum.jpg"] {
                         fixture.origin.serve(path, .image(Array(try Data(contentsOf: file))))
                     }
                 }
@@ -164,6 +164,12 @@ struct PeerExpectationTests {
         var settings = row.config
         // Hosts the peer's parser tests name (never fetched there) are the loopback origin here.
         for (name, value) in settings { settings[name] = Self.hostsOnOrigin(value, origin: origin) }
+        // The rows write imgproxy's ';' between replacements as ' + ' (';' joins their settings);
+        // a replacement names the host bare.
+        if let replacements = settings["IMGPROXY_URL_REPLACEMENTS"] {
+            settings["IMGPROXY_URL_REPLACEMENTS"] = replacements.replacingOccurrences(of: " + ", with: ";")
+                .replacingOccurrences(of: "images.dev", with: origin.replacingOccurrences(of: "http://", with: ""))
+        }
         if let mark = settings["IMGPROXY_WATERMARK_PATH"], let spec = watermarkFixtures[mark], let file = sources.files[spec] {
             settings["IMGPROXY_WATERMARK_PATH"] = file.path
         }
