@@ -3,7 +3,8 @@
 Usage: peer_sources.py OUTDIR SPEC [SPEC...]
 
 A SPEC is FORMAT:WIDTHxHEIGHT[:FEATURE...] as the rows write it (features: alpha, grey,
-orientation=N, frames=N, cmyk, 16bit, interlaced, rle: a BMP coded RLE8). Every image is the same gradient: red is x and
+orientation=N, frames=N, cmyk, 16bit, interlaced, rle: a BMP coded RLE8, bpp=N: a BMP whose header
+declares N bits a pixel). Every image is the same gradient: red is x and
 green is y (0 to 255 across the stored image), blue 128, so the part of the source an answer shows
 can be read back from its pixels; with alpha, the top-left eighth is transparent. Two features
 draw a fixture's shapes instead (for trimming): bands=RRGGBB[AA]xH-... (full-width bands from the
@@ -148,6 +149,11 @@ def make(spec, path_without_extension):
     if kind == "gif" and "alpha" in features:
         image = image.convert("RGBA")
     image.save(path, **options)
+    if kind == "bmp" and "bpp" in named:
+        # A header that declares another bit depth than the pixels were written with.
+        with open(path, "r+b") as bitmap:
+            bitmap.seek(28)
+            bitmap.write(int(named["bpp"]).to_bytes(2, "little"))
     return path
 
 

@@ -224,6 +224,12 @@ struct ProxyURLTests {
         }
     }
 
+    /// Turning `preserve_hdr` off asks for what Magpie writes anyway.
+    @Test func preserveHDROffIsRead() throws {
+        #expect(try Self.parser.parse(["ph:0"]) == Self.parser.parse([]))
+        #expect(try Self.parser.parse(["preserve_hdr:false"]) == Self.parser.parse([]))
+    }
+
     /// What a CDN or a browser normalised, restored as imgproxy restores it before the
     /// signature is checked (its handlers/path.go); anything else left as it is.
     @Test(arguments: [
