@@ -69,7 +69,7 @@ public final class ImageProxy: Sendable {
                 signer: ThumborSigner(keys: configuration.thumborSecurityKeys), limits: configuration.limits,
                 allowsUnsignedURLs: configuration.allowsUnsignedURLs, maximumResultDimension: configuration.maximumResultDimension,
                 automaticFormat: configuration.thumborAutomaticFormat, opaquePNGAsJPEG: configuration.thumborOpaquePNGAsJPEG,
-                optionalFilters: configuration.thumborOptionalFilters, maxAge: configuration.thumborMaxAge,
+                optionalFilters: configuration.thumborOptionalFilters, maxAge: configuration.thumborMaxAge, sourceLimit: configuration.thumborSourceLimit,
                 healthcheckRoute: configuration.thumborHealthcheckRoute))
         metricsRegistry = PrometheusCollectorRegistry()
         metrics = ProxyMetrics(registry: metricsRegistry)

@@ -51,6 +51,13 @@ extension ProxyConfiguration {
             }
         }
         if let on = try Self.boolean(settings, "auto.png.to.jpg", "AUTO_PNG_TO_JPG") { thumborOpaquePNGAsJPEG = on }
+        var limit = thumborSourceLimit ?? DecodedImage.Size(width: 0, height: 0)
+        for (key, name) in [("max.width", "MAX_WIDTH"), ("max.height", "MAX_HEIGHT")] {
+            guard let text = settings.string(forKey: ConfigKey(key))?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { continue }
+            guard let side = Int(text), side >= 0, side <= 65_535 else { throw Self.invalid(name, "is pixels, 0 for no limit") }
+            limit = key == "max.width" ? DecodedImage.Size(width: side, height: limit.height) : DecodedImage.Size(width: limit.width, height: side)
+        }
+        thumborSourceLimit = limit.width > 0 || limit.height > 0 ? limit : nil
         if let text = settings.string(forKey: "max.age")?.trimmingCharacters(in: .whitespaces), !text.isEmpty {
             guard let seconds = Int(text), seconds >= 0 else { throw Self.invalid("MAX_AGE", "is seconds, 0 or more") }
             thumborMaxAge = min(seconds, ThumborFilters.maximumAge)

@@ -44,6 +44,7 @@ extension ProxyConfiguration {
     /// | `imgproxy.path.prefix` | `IMGPROXY_PATH_PREFIX` | ``imgproxyPathPrefix`` |
     /// | `imgproxy.arguments.separator`, `.only.presets`, `.base.url`, `.base64.url.includes.filename`, `.url.replacements`, `.allowed.processing.options`, `.trusted.signatures` | `IMGPROXY_ARGUMENTS_SEPARATOR`, ... | ``imgproxyURLRules`` |
     /// | `max.age` | `MAX_AGE` | ``thumborMaxAge`` |
+    /// | `max.width`, `max.height` | `MAX_WIDTH`, `MAX_HEIGHT` | ``thumborSourceLimit`` |
     /// | `healthcheck.route` | `HEALTHCHECK_ROUTE` | ``thumborHealthcheckRoute`` (`/healthcheck/?`) |
     /// | `filters` | `FILTERS` | ``thumborOptionalFilters``: thumbor's modules beyond the built-in ones (`thumbor.filters.autojpg`) |
     public mutating func read(_ settings: ConfigReader) throws(ProxyConfigurationError) {

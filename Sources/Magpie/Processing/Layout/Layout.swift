@@ -72,6 +72,10 @@ public struct Layout: Sendable, Hashable {
     public var dpr = 1.0
     /// Whether an image smaller than the box is scaled up.
     public var enlarge = false
+    /// A source larger than this is taken at a smaller size before anything else, its crop
+    /// with it (thumbor's `MAX_WIDTH` and `MAX_HEIGHT`, by thumbor's rule: shrunk to the side it
+    /// exceeds more, 0 for no limit on a side). `nil`: none.
+    public var sourceLimit: DecodedImage.Size?
     /// The longest side of the result, its canvases and padding with it (imgproxy's
     /// `max_result_dimension`): a larger result is made smaller as a whole. `nil`: no limit.
     public var maximumResultSide: Int?
@@ -122,6 +126,7 @@ public struct Layout: Sendable, Hashable {
         if dpr != 1 { parts.append("dpr=\(dpr)") }
         if enlarge { parts.append("enlarge") }
         if let maximumResultSide { parts.append("max-side=\(maximumResultSide)") }
+        if let sourceLimit { parts.append("source-limit=\(sourceLimit.width)x\(sourceLimit.height)") }
         if sideRounding != SideRounding() { parts.append("round=\(sideRounding.shrinking),\(sideRounding.enlarging)") }
         parts.append("gravity=\(gravity.name)")
         if let crop { parts.append("crop=\(crop.width)x\(crop.height)@\(crop.placement?.name ?? "gravity")") }

@@ -17,6 +17,9 @@ public struct LayoutPlan: Sendable, Hashable {
         public let y: Int
     }
 
+    /// The size planned from: the image's, or smaller where ``Layout/sourceLimit`` says. The
+    /// crop is in its pixels.
+    public let source: DecodedImage.Size
     /// The crop before scaling, in the image's pixels.
     public let crop: Cut?
     /// What the (cropped) image is scaled to; `nil` when it keeps its size.
@@ -32,8 +35,10 @@ public struct LayoutPlan: Sendable, Hashable {
     public let pixelRatio: Double
 
     /// Plans `layout` for an image of `source` pixels, turned as the layout turns it.
-    public init(_ layout: Layout, source: DecodedImage.Size) {
+    public init(_ layout: Layout, source image: DecodedImage.Size) {
         var layout = layout
+        let source = layout.sourceLimit.map { Self.normalized(image, within: $0) } ?? image
+        if source != image, let crop = layout.crop { layout.crop = Self.translated(crop, from: image, to: source) }
         let cropSize = DecodedImage.Size(
             width: Self.cropSide(source.width, layout.crop?.width ?? 0),
             height: Self.cropSide(source.height, layout.crop?.height ?? 0))
@@ -56,17 +61,18 @@ public struct LayoutPlan: Sendable, Hashable {
             (layout.width, layout.height) = (layout.height, layout.width)
         }
         let scale = Scale(layout, toScale: size)
-        self.init(resolved: layout, crop: crop, cropped: size, scale: scale)
+        self.init(resolved: layout, source: source, crop: crop, cropped: size, scale: scale)
         // A result over the longest side asked is made smaller as a whole, each of its parts
         // (the image, the box, the padding) rounded on its own, as imgproxy limits it.
         if let limit = layout.maximumResultSide, limit > 0, max(self.size.width, self.size.height) > limit {
             let shrink = Double(limit) / Double(max(self.size.width, self.size.height))
-            self = LayoutPlan(resolved: layout, crop: crop, cropped: size, scale: scale.shrunk(by: shrink, holding: size))
+            self = LayoutPlan(resolved: layout, source: source, crop: crop, cropped: size, scale: scale.shrunk(by: shrink, holding: size))
         }
     }
 
     /// Plans the rest once the crop and the scale are known.
-    private init(resolved layout: Layout, crop: Cut?, cropped: DecodedImage.Size, scale: Scale) {
+    private init(resolved layout: Layout, source: DecodedImage.Size, crop: Cut?, cropped: DecodedImage.Size, scale: Scale) {
+        self.source = source
         var size = cropped
         let scaled = DecodedImage.Size(
             width: max(1, Rounding.scale(size.width, scale.horizontal, layout.sideRounding.rule(for: scale.horizontal))),
@@ -118,6 +124,31 @@ public struct LayoutPlan: Sendable, Hashable {
         self.canvases = canvases
         self.size = size
         pixelRatio = scale.pixelRatio
+    }
+
+    /// `image` within `limit` as thumbor normalises a source: shrunk to the limit on the side
+    /// that exceeds it more (the other in proportion, halves to even), unchanged when neither
+    /// does or they exceed it equally.
+    static func normalized(_ image: DecodedImage.Size, within limit: DecodedImage.Size) -> DecodedImage.Size {
+        guard image.width > limit.width || image.height > limit.height else { return image }
+        let (acrossOver, downOver) = (image.width - limit.width, image.height - limit.height)
+        if limit.width > 0, acrossOver > downOver {
+            return DecodedImage.Size(width: limit.width, height: max(1, Rounding.scaleToEven(image.height, Double(limit.width) / Double(image.width))))
+        }
+        if limit.height > 0, downOver > acrossOver {
+            return DecodedImage.Size(width: max(1, Rounding.scaleToEven(image.width, Double(limit.height) / Double(image.height))), height: limit.height)
+        }
+        return image
+    }
+
+    /// A crop in an image's pixels, in those of the image at `normalized` size: each edge scaled
+    /// and floored, as thumbor translates a crop.
+    static func translated(_ crop: Layout.Crop, from image: DecodedImage.Size, to normalized: DecodedImage.Size) -> Layout.Crop {
+        guard case .anchored(.northWest, let x, let y) = crop.placement, crop.width >= 1, crop.height >= 1 else { return crop }
+        func edge(_ value: Double, _ from: Int, _ to: Int) -> Double { (value * Double(to) / Double(from)).rounded(.down) }
+        let (left, top) = (edge(x, image.width, normalized.width), edge(y, image.height, normalized.height))
+        let (right, bottom) = (edge(x + crop.width, image.width, normalized.width), edge(y + crop.height, image.height, normalized.height))
+        return Layout.Crop(width: max(1, right - left), height: max(1, bottom - top), placement: .anchored(.northWest, x: left, y: top))
     }
 
     /// A crop side: pixels at 1 and above, a fraction of `side` below (at least one pixel),

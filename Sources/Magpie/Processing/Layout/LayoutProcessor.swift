@@ -62,7 +62,8 @@ extension ImageProcessors {
             for (made, limit) in limited where made.width > limit.side || made.height > limit.side || made.width * made.height > limit.pixels {
                 throw .outputTooLarge(width: made.width, height: made.height, maximumSide: limit.side, maximumPixels: limit.pixels)
             }
-            var size = full
+            // The size planned from: the whole image's, or less where the layout limits sources.
+            var size = plan.source
             if let crop = plan.crop {
                 image = try cut(image, crop, reducedFrom: size)
                 size = crop.size

@@ -172,4 +172,20 @@ struct LayoutPlanTests {
         layout.maximumResultSide = 1000
         #expect(LayoutPlan(layout, source: .init(width: 200, height: 100)).size == .init(width: 700, height: 500), "within the limit: as asked")
     }
+
+    /// thumbor's MAX_WIDTH and MAX_HEIGHT: 3000x2000 over 1200x800 exceeds the width more, so it
+    /// is taken at 1200x800, and a crop of 100,100 to 200,200 becomes 40,40 to 80,80.
+    @Test func aSourceOverItsLimitIsTakenSmallerWithItsCrop() {
+        var layout = Layout()
+        layout.sourceLimit = .init(width: 1200, height: 800)
+        layout.crop = .init(width: 100, height: 100, placement: .anchored(.northWest, x: 100, y: 100))
+        let plan = LayoutPlan(layout, source: .init(width: 3000, height: 2000))
+        #expect(plan.source == .init(width: 1200, height: 800) && plan.size == .init(width: 40, height: 40))
+        #expect(plan.crop == .rectangle(x: 40, y: 40, width: 40, height: 40))
+        layout = Layout()
+        layout.sourceLimit = .init(width: 0, height: 1)
+        #expect(LayoutPlan(layout, source: .init(width: 300, height: 400)).size == .init(width: 1, height: 1))
+        layout.sourceLimit = .init(width: 500, height: 500)
+        #expect(LayoutPlan(layout, source: .init(width: 300, height: 400)).size == .init(width: 300, height: 400), "within: as it is")
+    }
 }

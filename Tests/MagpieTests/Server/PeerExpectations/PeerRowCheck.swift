@@ -96,7 +96,12 @@ struct PeerRowCheck {
         guard edges.count == 4, !Self.isGrey(image) else { return nil }
         let (left, top, right, bottom) = (edges[0], edges[1], edges[2], edges[3])
         let spanX = (right - left) / Double(image.width), spanY = (bottom - top) / Double(image.height)
-        let toleranceX = Double(sourceSize.width - 1) / 255 + 2 * spanX + 2, toleranceY = Double(sourceSize.height - 1) / 255 + 2 * spanY + 2
+        // A position is read from a level: one level of the source's gradient, or three where the
+        // answer is coded lossily (a 40-pixel JPEG of a 3000-pixel gradient moves a level by up
+        // to three), plus the two output pixels a corner spans.
+        let levels = [.png, .gif, .bmp, .tiff].contains(ImageFormat(sniffing: reply.body)) ? 1.0 : 3.0
+        let toleranceX = levels * Double(sourceSize.width - 1) / 255 + 2 * spanX + 2
+        let toleranceY = levels * Double(sourceSize.height - 1) / 255 + 2 * spanY + 2
         // A thumbor size with a minus (`-800x-600`) mirrors the window on that axis.
         let (mirrorsX, mirrorsY) = flips
         let (nearX, farX) = mirrorsX ? (right - spanX / 2, left + spanX / 2) : (left + spanX / 2, right - spanX / 2)
