@@ -13,6 +13,7 @@ extension ImageProcessors {
             case average
         }
 
+        /// What the canvas shows.
         public let kind: Kind
         /// The canvas's width; 0 (or less than the image's) is the image's.
         public let width: Int

@@ -25,7 +25,9 @@ public struct ImgproxyURLRules: Sendable, Hashable {
     /// `pattern` matched at a source's beginning, `*` standing for anything but `/`, rewritten
     /// as `replacement`, where `${1}`... are what the stars matched.
     public struct Replacement: Sendable, Hashable {
+        /// Matched at a source's beginning; `*` is anything but `/`.
         public let pattern: String
+        /// What the match becomes; `${1}`... are what the stars matched.
         public let replacement: String
 
         /// `nil` when `pattern` is empty.

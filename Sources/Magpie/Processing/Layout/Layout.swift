@@ -86,7 +86,9 @@ public struct Layout: Sendable, Hashable {
     /// halves to even (Python's `round`) and truncates where its filters hand Pillow a fraction
     /// (`proportion` shrinking, `upscale` enlarging).
     public struct SideRounding: Sendable, Hashable {
+        /// For a side made smaller.
         public var shrinking: FloatingPointRoundingRule
+        /// For a side made larger.
         public var enlarging: FloatingPointRoundingRule
 
         /// Creates a rounding; both halves away from zero by default.
