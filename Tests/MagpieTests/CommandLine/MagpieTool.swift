@@ -96,16 +96,28 @@ struct MagpieTool {
     }
 
     /// Starts `process`, tied to this one (``Tether``), and returns its status once it ends,
-    /// terminating it after `limit` so a hang fails the test instead of stalling the suite.
+    /// terminating it after `limit` so a hang fails the test instead of stalling the suite. The
+    /// end is watched from before the start (an end Foundation reaps before a handler set after
+    /// `run()` is missed, and once left a rehearsal's suite waiting on a zombie for 17 minutes);
+    /// a child never reaped ten seconds past its limit is answered -1.
     static func runToEnd(_ process: Process, limit: Duration) async throws -> Int32 {
+        let (ends, end) = AsyncStream<Int32>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        process.terminationHandler = { ended in
+            end.yield(ended.terminationStatus)
+            end.finish()
+        }
         let watchdog = Task {
             try await Task.sleep(for: limit)
             if process.isRunning { process.terminate() }
+            try await Task.sleep(for: .seconds(10))
+            end.yield(-1)
+            end.finish()
         }
         defer { watchdog.cancel() }
         try process.run()
         try Tether.bind(process)
-        return await waitForExit(process)
+        for await status in ends { return status }
+        return -1
     }
 
     /// Waits for a started process to end and returns its status.
