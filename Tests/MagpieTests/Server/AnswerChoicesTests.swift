@@ -53,12 +53,11 @@ struct AnswerChoicesTests {
         try await withProxyFixture(configure: preference) { fixture in
             fixture.origin.serve("/a.jpg", .image(photo))
             fixture.origin.serve("/m.gif", .image(animated))
-            func host(_ path: String) -> String { fixture.origin.url(path).absoluteString.replacingOccurrences(of: "http://", with: "") }
-            let png = try await fixture.get("/unsafe/32x24/\(host("/a.jpg"))", headers: ["Accept": "image/*;q=0.5"])
+            let png = try await fixture.get("/unsafe/32x24/\(fixture.thumborImage("/a.jpg"))", headers: ["Accept": "image/*;q=0.5"])
             #expect(ImageFormat(sniffing: png.body) == .png && png.header("Vary") == "Accept")
-            let webp = try await fixture.get("/unsafe/32x24/\(host("/a.jpg"))", headers: ["Accept": "image/png;q=0,image/webp"])
+            let webp = try await fixture.get("/unsafe/32x24/\(fixture.thumborImage("/a.jpg"))", headers: ["Accept": "image/png;q=0,image/webp"])
             #expect(ImageFormat(sniffing: webp.body) == .webp)
-            let kept = try await fixture.get("/unsafe/4x4/\(host("/m.gif"))", headers: ["Accept": "image/webp,image/png"])
+            let kept = try await fixture.get("/unsafe/4x4/\(fixture.thumborImage("/m.gif"))", headers: ["Accept": "image/webp,image/png"])
             #expect(ImageFormat(sniffing: kept.body) == .gif, "thumbor converts only stills")
         }
     }

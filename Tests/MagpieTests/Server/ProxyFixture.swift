@@ -35,6 +35,12 @@ struct ProxyFixture: Sendable {
         mount.base + proxy.path(for: origin.url(originPath), options: options)
     }
 
+    /// The origin's `originPath` as a thumbor URL names its image: `127.0.0.1:PORT/a.jpg`.
+    func thumborImage(_ originPath: String) -> String {
+        let url = origin.url(originPath)
+        return "\(url.host ?? "127.0.0.1"):\(url.port ?? 80)\(url.path)"
+    }
+
     func get(_ path: String, headers: [String: String] = [:]) async throws -> Reply {
         var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
         for (name, value) in headers { request.headers.add(name: name, value: value) }

@@ -18,11 +18,7 @@ struct ThumborDropInTests {
             fixture.origin.serve("/bordered.png", .image(try DropInCase.bordered(), contentType: "image/png"))
             let magenta = DecodedImage(width: 40, height: 20, pixels: Array([[UInt8]](repeating: [255, 0, 255, 255], count: 800).joined()))
             fixture.origin.serve("/mark.png", .image(try ImageEncoder().encode(magenta, as: .png), contentType: "image/png"))
-            func hostPath(_ path: String) -> String {
-                let url = fixture.origin.url(path)
-                return "\(url.host ?? "127.0.0.1"):\(url.port ?? 80)\(url.path)"
-            }
-            let cases = try DropInCase.cases(script: "thumbor_urls.py", [Self.securityKey, hostPath("/g.png"), hostPath("/bordered.png"), hostPath("/mark.png")])
+            let cases = try DropInCase.cases(script: "thumbor_urls.py", [Self.securityKey, fixture.thumborImage("/g.png"), fixture.thumborImage("/bordered.png"), fixture.thumborImage("/mark.png")])
             #expect(cases.count >= 30)
             for item in cases {
                 try item.check(try await fixture.get(item.path), original: png)

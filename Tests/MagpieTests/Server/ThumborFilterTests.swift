@@ -135,17 +135,16 @@ struct ThumborFormatSettingsTests {
             fixture.origin.serve("/a.png", .image(opaque))
             fixture.origin.serve("/t.png", .image(translucent))
             fixture.origin.serve("/s.gif", .image(still))
-            func host(_ path: String) -> String { fixture.origin.url(path).absoluteString.replacingOccurrences(of: "http://", with: "") }
-            let webp = try await fixture.get("/unsafe/60x40/\(host("/a.png"))", headers: ["Accept": "image/webp,*/*;q=0.8"])
+            let webp = try await fixture.get("/unsafe/60x40/\(fixture.thumborImage("/a.png"))", headers: ["Accept": "image/webp,*/*;q=0.8"])
             #expect(ImageFormat(sniffing: webp.body) == .webp && webp.header("Vary") == "Accept")
-            let plain = try await fixture.get("/unsafe/60x40/\(host("/a.png"))", headers: ["Accept": "image/avif,*/*"])
+            let plain = try await fixture.get("/unsafe/60x40/\(fixture.thumborImage("/a.png"))", headers: ["Accept": "image/avif,*/*"])
             #expect(ImageFormat(sniffing: plain.body) == .jpeg, "AUTO_AVIF is off, and the opaque PNG is written as JPEG")
             #expect(plain.header("Vary") == "Accept")
-            let named = try await fixture.get("/unsafe/60x40/filters:format(png)/\(host("/a.png"))", headers: ["Accept": "image/webp"])
+            let named = try await fixture.get("/unsafe/60x40/filters:format(png)/\(fixture.thumborImage("/a.png"))", headers: ["Accept": "image/webp"])
             #expect(ImageFormat(sniffing: named.body) == .png && named.header("Vary") == nil)
-            let translucentReply = try await fixture.get("/unsafe/4x4/\(host("/t.png"))")
+            let translucentReply = try await fixture.get("/unsafe/4x4/\(fixture.thumborImage("/t.png"))")
             #expect(ImageFormat(sniffing: translucentReply.body) == .png)
-            let gif = try await fixture.get("/unsafe/4x4/\(host("/s.gif"))")
+            let gif = try await fixture.get("/unsafe/4x4/\(fixture.thumborImage("/s.gif"))")
             #expect(ImageFormat(sniffing: gif.body) == .gif)
         }
     }
