@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Magpie
 import NIOCore
 
 /// A request context that keeps the connection's channel, so a route can reset it.
@@ -76,8 +77,8 @@ struct RouteResponder: HTTPResponder {
         if let etag = route.etag, let sent = request.headers[.ifNoneMatch] {
             return sent.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == etag }
         }
-        if let lastModified = route.lastModified, let sent = request.headers[.ifModifiedSince] {
-            return sent == lastModified
+        if let lastModified = route.lastModified.flatMap(HTTPDate.parse), let sent = request.headers[.ifModifiedSince].flatMap(HTTPDate.parse) {
+            return lastModified <= sent
         }
         return false
     }

@@ -13,7 +13,7 @@ public struct ServedRoute: Sendable {
     public var headers: [String: String]
     /// Sent as `ETag`; a request whose `If-None-Match` matches gets 304.
     public var etag: String?
-    /// Sent as `Last-Modified`; a request whose `If-Modified-Since` equals it gets 304.
+    /// Sent as `Last-Modified`; a request whose `If-Modified-Since` is not earlier gets 304.
     public var lastModified: String?
     /// Time before the response head is sent.
     public var latency: Duration

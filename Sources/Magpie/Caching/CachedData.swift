@@ -27,6 +27,10 @@ public struct HTTPMetadata: Sendable, Equatable, Codable {
     public var contentType: String?
     /// Until when the response is fresh, from `Cache-Control: max-age` or `Expires`.
     public var freshUntil: Date?
+    /// How the server let the response be cached, as a `Cache-Control` value: its own, or for
+    /// one that sent only `Expires`, `max-age` to that date (counted from its arrival), `public`.
+    /// What a proxy passes on when told to (imgproxy's `IMGPROXY_CACHE_CONTROL_PASSTHROUGH`).
+    public var cacheControl: String?
     /// The URLs the request was redirected to, in order: the last one served the bytes. Kept so
     /// that a load under a ``SourcePolicy`` refuses cached bytes that came through a host the
     /// policy does not allow. Entries written before Magpie recorded redirects have none.
@@ -34,17 +38,19 @@ public struct HTTPMetadata: Sendable, Equatable, Codable {
 
     /// Creates metadata.
     public init(
-        etag: String? = nil, lastModified: String? = nil, contentType: String? = nil, freshUntil: Date? = nil, redirects: [URL] = []
+        etag: String? = nil, lastModified: String? = nil, contentType: String? = nil, freshUntil: Date? = nil, cacheControl: String? = nil,
+        redirects: [URL] = []
     ) {
         self.etag = etag
         self.lastModified = lastModified
         self.contentType = contentType
         self.freshUntil = freshUntil
+        self.cacheControl = cacheControl
         self.redirects = redirects
     }
 
     private enum CodingKeys: String, CodingKey {
-        case etag, lastModified, contentType, freshUntil, redirects
+        case etag, lastModified, contentType, freshUntil, cacheControl, redirects
     }
 
     public init(from decoder: any Decoder) throws {
@@ -53,6 +59,7 @@ public struct HTTPMetadata: Sendable, Equatable, Codable {
         lastModified = try container.decodeIfPresent(String.self, forKey: .lastModified)
         contentType = try container.decodeIfPresent(String.self, forKey: .contentType)
         freshUntil = try container.decodeIfPresent(Date.self, forKey: .freshUntil)
+        cacheControl = try container.decodeIfPresent(String.self, forKey: .cacheControl)
         redirects = try container.decodeIfPresent([URL].self, forKey: .redirects) ?? []
     }
 
@@ -62,6 +69,7 @@ public struct HTTPMetadata: Sendable, Equatable, Codable {
         try container.encodeIfPresent(lastModified, forKey: .lastModified)
         try container.encodeIfPresent(contentType, forKey: .contentType)
         try container.encodeIfPresent(freshUntil, forKey: .freshUntil)
+        try container.encodeIfPresent(cacheControl, forKey: .cacheControl)
         if !redirects.isEmpty { try container.encode(redirects, forKey: .redirects) }
     }
 

@@ -14,6 +14,13 @@ public struct EncodedImage: Sendable {
     public let sourceValidator: String
     /// The original's `Last-Modified`, if its server sent one.
     public let sourceLastModified: String?
+    /// How the original's server let it be cached (``HTTPMetadata/cacheControl``).
+    public let sourceCacheControl: String?
+    /// The original's `ETag`, if its server sent one: ``sourceValidator`` is then that tag (a
+    /// tag is quoted, which neither a date nor a digest is).
+    public var sourceETag: String? {
+        sourceValidator.hasPrefix("\"") || sourceValidator.hasPrefix("W/\"") ? sourceValidator : nil
+    }
     /// How long each stage took for the work that made it (none for a cache hit).
     package var timings = StageTimings()
 
@@ -22,20 +29,24 @@ public struct EncodedImage: Sendable {
         case memory, disk
     }
 
-    init(data: [UInt8], format: ImageFormat, source: ImageSource, cache: Cache?, sourceValidator: String, sourceLastModified: String?) {
+    init(
+        data: [UInt8], format: ImageFormat, source: ImageSource, cache: Cache?, sourceValidator: String, sourceLastModified: String?,
+        sourceCacheControl: String?
+    ) {
         self.data = data
         self.format = format
         self.source = source
         self.cache = cache
         self.sourceValidator = sourceValidator
         self.sourceLastModified = sourceLastModified
+        self.sourceCacheControl = sourceCacheControl
     }
 
     /// The same bytes answered from `cache`.
     func answered(from cache: Cache) -> EncodedImage {
         EncodedImage(
             data: data, format: format, source: cache == .memory ? .memory : .disk, cache: cache, sourceValidator: sourceValidator,
-            sourceLastModified: sourceLastModified)
+            sourceLastModified: sourceLastModified, sourceCacheControl: sourceCacheControl)
     }
 
     /// The validator of an original: the one way both the encode stage and a caller holding the

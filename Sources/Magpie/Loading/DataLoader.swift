@@ -146,10 +146,14 @@ struct DataLoader: Sendable {
                 lastModified: response.headers.first(name: "Last-Modified"),
                 contentType: response.headers.first(name: "Content-Type"),
                 freshUntil: HTTPFreshness.freshUntil(headers: responseHeaders, receivedAt: now()),
-                redirects: redirects)
+                cacheControl: HTTPFreshness.cacheControl(headers: responseHeaders, receivedAt: now()), redirects: redirects)
             if status == 304, cached != nil {
                 await discard(response.body)
                 return .notModified(metadata)
+            }
+            if status == 304, Self.carriesConditions(outgoing.headers) {
+                await discard(response.body)
+                throw .notModified(originalURL, metadata)
             }
             guard (200..<300).contains(status) else {
                 await discard(response.body)
@@ -173,6 +177,11 @@ struct DataLoader: Sendable {
             }
             return .downloaded(body, metadata, resumedFrom: prefix.count)
         }
+    }
+
+    /// Whether the caller's own headers ask conditionally, so that a 304 answers them.
+    private static func carriesConditions(_ headers: [String: String]) -> Bool {
+        headers.keys.contains { ["if-none-match", "if-modified-since"].contains($0.lowercased()) }
     }
 
     private func check(_ url: URL) throws(MagpieError) {

@@ -3,6 +3,14 @@ import Foundation
 /// How long a response stays fresh, from `Cache-Control` (`max-age`, `no-cache`, `no-store`)
 /// or else `Expires` relative to `Date`.
 enum HTTPFreshness {
+    /// The response's caching as a `Cache-Control` value (``HTTPMetadata/cacheControl``).
+    static func cacheControl(headers: [(name: String, value: String)], receivedAt now: Date) -> String? {
+        func has(_ name: String) -> String? { headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value }
+        if let own = has("Cache-Control") { return own }
+        guard has("Expires") != nil, let until = freshUntil(headers: headers, receivedAt: now) else { return nil }
+        return "max-age=\(max(0, Int(until.timeIntervalSince(now).rounded()))), public"
+    }
+
     static func freshUntil(headers: [(name: String, value: String)], receivedAt now: Date) -> Date? {
         func value(_ name: String) -> String? {
             headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
@@ -22,19 +30,10 @@ enum HTTPFreshness {
         }
         if let expires = value("Expires") {
             // An unparseable Expires (often "0") means already expired.
-            guard let expiry = parseHTTPDate(expires) else { return now }
-            let serverNow = value("Date").flatMap(parseHTTPDate) ?? now
+            guard let expiry = HTTPDate.parse(expires) else { return now }
+            let serverNow = value("Date").flatMap(HTTPDate.parse) ?? now
             return now.addingTimeInterval(expiry.timeIntervalSince(serverNow))
         }
         return nil
-    }
-
-    /// Parses the IMF-fixdate form of RFC 9110 (`Sun, 06 Nov 1994 08:49:37 GMT`).
-    static func parseHTTPDate(_ text: String) -> Date? {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        return formatter.date(from: text.trimmingCharacters(in: .whitespaces))
     }
 }

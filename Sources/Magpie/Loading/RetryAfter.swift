@@ -13,7 +13,7 @@ enum RetryAfter {
         let seconds: Double
         if let delay = Int(text) {
             seconds = Double(delay)
-        } else if let date = HTTPFreshness.parseHTTPDate(text) {
+        } else if let date = HTTPDate.parse(text) {
             seconds = date.timeIntervalSince(now)
         } else {
             return nil

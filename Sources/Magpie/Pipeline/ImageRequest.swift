@@ -23,6 +23,9 @@ public struct ImageRequest: Sendable, Hashable {
     /// Cache and retry behaviour.
     public var options: Options
     /// Extra HTTP header fields sent with this request (added to those of the request modifier).
+    /// Conditions a caller adds itself (`If-None-Match`, `If-Modified-Since`, to ask whether a
+    /// version it holds is current) are sent when the bytes are not in the disk cache; a 304
+    /// to them throws ``MagpieError/notModified(_:_:)``.
     public var headers: [String: String]
     /// Hosts this request may load from, in addition to the pipeline's
     /// ``ImagePipeline/Configuration/sourcePolicy``: a host must be allowed by both, on the

@@ -62,6 +62,11 @@ public enum MagpieError: Error, Sendable, Equatable, CustomStringConvertible {
     case outputTooLarge(width: Int, height: Int, maximumSide: Int, maximumPixels: Int)
     /// The request asked for cached data only and there was none.
     case notCached
+    /// The server answered 304 Not Modified to conditions the request carried itself
+    /// (`If-None-Match` or `If-Modified-Since` in ``ImageRequest/headers``): what the caller
+    /// holds of the URL is current, and no bytes came. Carries the answer's validators. (A
+    /// revalidation of Magpie's own cached bytes never throws this: it answers with them.)
+    case notModified(URL, HTTPMetadata)
     /// Reading or writing the disk cache failed. Loads never fail for this reason on their
     /// own; the case is used by the disk cache's own API.
     case diskCache(String)
@@ -90,7 +95,7 @@ public enum MagpieError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .invalidURL, .blocked, .cancelled, ._nonExhaustive: .request
         case .sourceNotAllowed(_, let hop, _): hop == 0 ? .request : .fetch
-        case .httpStatus, .responseTooLarge, .tooManyRedirects, .timedOut, .network, .notCached: .fetch
+        case .httpStatus, .responseTooLarge, .tooManyRedirects, .timedOut, .network, .notCached, .notModified: .fetch
         case .unsupportedFormat, .decodingFailed, .imageTooLarge, .animationTooLarge: .decode
         case .processingFailed, .outputTooLarge: .process
         case .encodingFailed: .encode
@@ -123,6 +128,7 @@ public enum MagpieError: Error, Sendable, Equatable, CustomStringConvertible {
         case .outputTooLarge(let width, let height, let side, let pixels):
             "The result would be \(width)x\(height) pixels; at most \(pixels) pixels and \(side) on a side."
         case .notCached: "The image is not cached and the request allows cached data only."
+        case .notModified(let url, _): "\(url.absoluteString) is not modified since the version the request's own conditions name (304)."
         case .diskCache(let message): "Disk cache error: \(message)."
         case ._nonExhaustive: "Unknown error."
         }
@@ -137,7 +143,7 @@ public enum MagpieError: Error, Sendable, Equatable, CustomStringConvertible {
             .responseTooLarge, .processingFailed, .outputTooLarge, .encodingFailed, .sourceNotAllowed:
             false
         case .network(let failure): failure.isTransient
-        case .blocked, .timedOut, .cancelled, .notCached, .diskCache, ._nonExhaustive: true
+        case .blocked, .timedOut, .cancelled, .notCached, .notModified, .diskCache, ._nonExhaustive: true
         }
     }
 }

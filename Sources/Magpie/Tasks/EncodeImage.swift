@@ -51,7 +51,7 @@ final class EncodeImage: Sendable {
         }
         var encoded = EncodedImage(
             data: bytes, format: format, source: made.source, cache: nil, sourceValidator: validator,
-            sourceLastModified: made.metadata?.lastModified)
+            sourceLastModified: made.metadata?.lastModified, sourceCacheControl: made.metadata?.cacheControl)
         encoded.timings = timings
         keep(encoded, key: key, redirects: made.redirects)
         return encoded
@@ -61,10 +61,12 @@ final class EncodeImage: Sendable {
         let maximumAge = context.configuration.encodedImageMaxAge
         context.encodedCache?.store(encoded, for: key.stored, maximumAge: maximumAge)
         guard key.keepsEncoded, let dataCache = context.dataCache else { return }
-        // The entry's validators are the original's, so a hit answers with the same ETag.
+        // The entry's validators and caching are the original's, so a hit answers with the same
+        // ETag; its freshness is the result's own.
         let metadata = HTTPMetadata(
             etag: encoded.sourceValidator, lastModified: encoded.sourceLastModified, contentType: encoded.format.mediaType,
-            freshUntil: maximumAge.map { context.configuration.wallClock().addingTimeInterval($0.timeInterval) }, redirects: redirects)
+            freshUntil: maximumAge.map { context.configuration.wallClock().addingTimeInterval($0.timeInterval) },
+            cacheControl: encoded.sourceCacheControl, redirects: redirects)
         dataCache.storeVariant(encoded.data, for: key.stored.data, variant: key.stored.variant, metadata: metadata)
         context.recorder.record(.variantStored)
     }
@@ -87,7 +89,7 @@ final class EncodeImage: Sendable {
         guard format != .unknown else { return nil }
         let encoded = EncodedImage(
             data: entry.data, format: format, source: .disk, cache: .disk, sourceValidator: validator,
-            sourceLastModified: entry.metadata.lastModified)
+            sourceLastModified: entry.metadata.lastModified, sourceCacheControl: entry.metadata.cacheControl)
         context.encodedCache?.store(encoded, for: key.stored, maximumAge: maximumAge)
         return encoded
     }

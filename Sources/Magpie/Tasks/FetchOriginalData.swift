@@ -90,6 +90,7 @@ final class FetchOriginalData: Sendable {
             guard var entry = cached else { throw .httpStatus(304, request.url) }
             context.recorder.record(.revalidated)
             entry.metadata.freshUntil = fresh.freshUntil
+            entry.metadata.cacheControl = fresh.cacheControl
             if let etag = fresh.etag { entry.metadata.etag = etag }
             if let lastModified = fresh.lastModified { entry.metadata.lastModified = lastModified }
             entry.metadata.redirects = fresh.redirects

@@ -4,9 +4,11 @@ import Magpie
 /// The proxy's answers: images with their caching headers, pass-through sources, 304s and errors.
 extension ImageProxy {
     /// The server's caching, or the URL's own `max_age` (thumbor's), which has no
-    /// `stale-while-revalidate`: it is the URL's whole say.
-    func imageCacheControl(_ work: Work) -> String {
+    /// `stale-while-revalidate`: it is the URL's whole say. Between the two, the source's own
+    /// caching when the operator passes it on (``ProxyConfiguration/passesSourceCacheControl``).
+    func imageCacheControl(_ work: Work, source: String? = nil) -> String {
         if let maxAge = work.maxAge { return maxAge == 0 ? "no-cache" : "public, max-age=\(maxAge)" }
+        if configuration.passesSourceCacheControl, let source { return source }
         var value = "public, max-age=\(configuration.cacheMaxAge.components.seconds)"
         if configuration.staleWhileRevalidate > .zero {
             value += ", stale-while-revalidate=\(configuration.staleWhileRevalidate.components.seconds)"
@@ -15,13 +17,17 @@ extension ImageProxy {
     }
 
     func success(_ encoded: EncodedImage, work: Work, request: ProxyRequest) -> ProxyResponse {
-        let etag = work.etag(sourceValidator: encoded.sourceValidator)
-        if Validators.matches(request.headers["if-none-match"], etag) { return notModified(etag: etag, work: work) }
+        let validators = configuration.validation.validators(
+            sourceETag: encoded.sourceETag, sourceLastModified: encoded.sourceLastModified,
+            derivedTag: work.etag(sourceValidator: encoded.sourceValidator))
+        if configuration.validation.isCurrent(request.headers, validators) {
+            return notModified(validators, work: work, sourceCacheControl: encoded.sourceCacheControl)
+        }
         var headers: [(name: String, value: String)] = [
-            ("Content-Type", encoded.format.mediaType), ("Cache-Control", imageCacheControl(work)), ("ETag", etag),
+            ("Content-Type", encoded.format.mediaType), ("Cache-Control", imageCacheControl(work, source: encoded.sourceCacheControl)),
             ("Cache-Tag", work.cacheTag), ("Surrogate-Key", work.cacheTag),
         ]
-        if let lastModified = encoded.sourceLastModified { headers.append(("Last-Modified", lastModified)) }
+        headers += Self.fields(of: validators)
         if work.varies { headers.append(("Vary", "Accept")) }
         headers.append(("Content-Disposition", Self.contentDisposition(work, format: encoded.format)))
         if !work.skipped.isEmpty { headers.append((SkippedOptions.header, SkippedOptions.value(work.skipped))) }
@@ -46,19 +52,21 @@ extension ImageProxy {
         guard format != .unknown else {
             throw .unsupportedFormat("the source is not an image Magpie knows (\(original.contentType ?? "no Content-Type")), and only images are served")
         }
-        let etag = work.etag(sourceValidator: try await sourceValidator(of: original))
-        if Validators.matches(request.headers["if-none-match"], etag) { return notModified(etag: etag, work: work) }
+        let validators = try await validators(of: original, work: work)
+        if configuration.validation.isCurrent(request.headers, validators) {
+            return notModified(validators, work: work, sourceCacheControl: original.metadata?.cacheControl)
+        }
         var body = original.data
         if format == .svg {
             body = try await pipeline.runOnDecodingThreads { () throws(MagpieError) in try SVGSanitizer.sanitized(original.data) }
         }
         var headers: [(name: String, value: String)] = [
-            ("Content-Type", format.mediaType), ("Cache-Control", imageCacheControl(work)), ("ETag", etag),
+            ("Content-Type", format.mediaType), ("Cache-Control", imageCacheControl(work, source: original.metadata?.cacheControl)),
             ("Cache-Tag", work.cacheTag), ("Surrogate-Key", work.cacheTag),
             ("Content-Disposition", Self.contentDisposition(work, format: format)),
             ("Content-Security-Policy", Self.passThroughPolicy),
         ]
-        if let lastModified = original.metadata?.lastModified { headers.append(("Last-Modified", lastModified)) }
+        headers += Self.fields(of: validators)
         if let origin = configuration.allowedOrigin { headers.append(("Access-Control-Allow-Origin", origin)) }
         metrics.served(format: format.rawValue)
         return ProxyResponse(status: 200, headers: headers, body: body)
@@ -74,10 +82,25 @@ extension ImageProxy {
         return ContentDisposition.value(attachment: work.attachment, filename: name)
     }
 
-    func notModified(etag: String, work: Work) -> ProxyResponse {
+    /// The validators of an answer made from `original`.
+    func validators(of original: DataResponse, work: Work) async throws(MagpieError) -> AnswerValidators {
+        let derived = configuration.validation.etags == .derived ? work.etag(sourceValidator: try await sourceValidator(of: original)) : ""
+        return configuration.validation.validators(
+            sourceETag: original.metadata?.etag, sourceLastModified: original.metadata?.lastModified, derivedTag: derived)
+    }
+
+    static func fields(of validators: AnswerValidators) -> [(name: String, value: String)] {
+        var fields: [(name: String, value: String)] = []
+        if let etag = validators.etag { fields.append(("ETag", etag)) }
+        if let lastModified = validators.lastModified { fields.append(("Last-Modified", lastModified)) }
+        return fields
+    }
+
+    func notModified(_ validators: AnswerValidators, work: Work, sourceCacheControl: String?) -> ProxyResponse {
         var headers: [(name: String, value: String)] = [
-            ("Cache-Control", imageCacheControl(work)), ("ETag", etag), ("Cache-Tag", work.cacheTag), ("Surrogate-Key", work.cacheTag),
+            ("Cache-Control", imageCacheControl(work, source: sourceCacheControl)), ("Cache-Tag", work.cacheTag), ("Surrogate-Key", work.cacheTag),
         ]
+        headers += Self.fields(of: validators)
         if work.varies { headers.append(("Vary", "Accept")) }
         if let origin = configuration.allowedOrigin { headers.append(("Access-Control-Allow-Origin", origin)) }
         return ProxyResponse(status: 304, headers: headers, body: [])

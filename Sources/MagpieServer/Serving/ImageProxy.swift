@@ -254,12 +254,25 @@ public final class ImageProxy: Sendable {
             if case .fixed(.svg) = work.encoding.format {
                 throw MagpieError.unsupportedFormat("SVG is written only from an SVG source, passed through; this source is not one")
             }
-            if let ifNoneMatch = request.headers["if-none-match"] {
-                // A conditional request for a result no memory holds: the original's validator
-                // decides, so a client that has this version costs no decoding.
-                let original = try await timings.measure(.download) { () throws(MagpieError) in try await pipeline.data(for: work.request) }
-                let etag = work.etag(sourceValidator: try await sourceValidator(of: original))
-                if Validators.matches(ifNoneMatch, etag) { return (notModified(etag: etag, work: work), timings, nil) }
+            let validation = configuration.validation
+            if validation.isConditional(request.headers) {
+                // A conditional request for a result no memory holds: the original's validators
+                // decide, so a client that has this version costs no decoding. Conditions the
+                // operator has asked of the origin go with the fetch (unless the disk holds the
+                // original), and the origin's 304 is passed on without a download.
+                var asked = work.request
+                asked.headers.merge(validation.conditionsForOrigin(request.headers)) { $1 }
+                let original: DataResponse
+                switch try await timings.measure(.download, { () throws(MagpieError) in try await fetchConditionally(asked) }) {
+                case .original(let fetched): original = fetched
+                case .notModified(let metadata):
+                    let validators = validation.validators(sourceETag: metadata.etag, sourceLastModified: metadata.lastModified, derivedTag: "")
+                    return (notModified(validators, work: work, sourceCacheControl: metadata.cacheControl), timings, nil)
+                }
+                let validators = try await validators(of: original, work: work)
+                if validation.isCurrent(request.headers, validators) {
+                    return (notModified(validators, work: work, sourceCacheControl: original.metadata?.cacheControl), timings, nil)
+                }
             }
             if let limit = work.sourceByteLimit {
                 let original = try await timings.measure(.download) { () throws(MagpieError) in try await pipeline.data(for: work.request) }
@@ -286,6 +299,21 @@ public final class ImageProxy: Sendable {
         } catch {
             // Only the admission queue throws something else: the request was cancelled there.
             return (failure(work.grammar.status(for: .cancelled), MagpieError.cancelled.description), timings, nil)
+        }
+    }
+
+    enum ConditionalFetch {
+        case original(DataResponse)
+        /// The origin's 304 to the conditions the request carried, with its validators.
+        case notModified(HTTPMetadata)
+    }
+
+    private func fetchConditionally(_ request: ImageRequest) async throws(MagpieError) -> ConditionalFetch {
+        do {
+            return .original(try await pipeline.data(for: request))
+        } catch {
+            if case .notModified(_, let metadata) = error { return .notModified(metadata) }
+            throw error
         }
     }
 

@@ -10,6 +10,7 @@ extension ProxyConfiguration {
     mutating func readAnswerChoices(_ settings: ConfigReader) throws(ProxyConfigurationError) {
         try readHealthcheckRoute(settings)
         try readImgproxyURLRules(settings)
+        try readValidation(settings)
         for (key, name) in [("imgproxy.allow.origin", "IMGPROXY_ALLOW_ORIGIN"), ("access.control.allow.origin.header", "ACCESS_CONTROL_ALLOW_ORIGIN_HEADER")] {
             guard let origin = settings.string(forKey: ConfigKey(key))?.trimmingCharacters(in: .whitespaces), !origin.isEmpty else { continue }
             guard origin.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value < 0x7F }) else {

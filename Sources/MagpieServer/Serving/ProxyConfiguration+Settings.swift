@@ -43,6 +43,8 @@ extension ProxyConfiguration {
     /// | `imgproxy.allow.origin`, `access.control.allow.origin.header` | `IMGPROXY_ALLOW_ORIGIN`, `ACCESS_CONTROL_ALLOW_ORIGIN_HEADER` | ``allowedOrigin`` |
     /// | `imgproxy.path.prefix` | `IMGPROXY_PATH_PREFIX` | ``imgproxyPathPrefix`` |
     /// | `imgproxy.arguments.separator`, `.only.presets`, `.base.url`, `.base64.url.includes.filename`, `.url.replacements`, `.allowed.processing.options`, `.trusted.signatures` | `IMGPROXY_ARGUMENTS_SEPARATOR`, ... | ``imgproxyURLRules`` |
+    /// | `imgproxy.use.etag`, `.etag.buster`, `.use.last.modified`, `.last.modified.buster` | `IMGPROXY_USE_ETAG`, `IMGPROXY_ETAG_BUSTER`, `IMGPROXY_USE_LAST_MODIFIED`, `IMGPROXY_LAST_MODIFIED_BUSTER` | ``validation`` |
+    /// | `imgproxy.cache.control.passthrough` | `IMGPROXY_CACHE_CONTROL_PASSTHROUGH` | ``passesSourceCacheControl`` |
     /// | `max.age` | `MAX_AGE` | ``thumborMaxAge`` |
     /// | `max.width`, `max.height` | `MAX_WIDTH`, `MAX_HEIGHT` | ``thumborSourceLimit`` |
     /// | `healthcheck.route` | `HEALTHCHECK_ROUTE` | ``thumborHealthcheckRoute`` (`/healthcheck/?`) |

@@ -101,6 +101,13 @@ public struct ProxyConfiguration: Sendable {
     public var cacheMaxAge: Duration = .seconds(86_400)
     /// `stale-while-revalidate` of images; zero leaves it out.
     public var staleWhileRevalidate: Duration = .seconds(3_600)
+    /// The answers' `ETag` and `Last-Modified`, and what of a client's conditions is asked of
+    /// the origin (imgproxy's `IMGPROXY_USE_ETAG`, `IMGPROXY_USE_LAST_MODIFIED`).
+    public var validation = AnswerValidation()
+    /// Answer with the source's own caching (its `Cache-Control`, or `max-age` to its
+    /// `Expires`) where it sent any, instead of ``cacheMaxAge`` (imgproxy's
+    /// `IMGPROXY_CACHE_CONTROL_PASSTHROUGH`). A URL's own `max_age` still wins.
+    public var passesSourceCacheControl = false
     /// `Cache-Control: max-age` of errors: short, so a fixed source is served soon.
     public var errorMaxAge: Duration = .seconds(10)
     /// Bytes of encoded results kept in memory: the pipeline's

@@ -47,14 +47,22 @@ struct PeerExpectationTests {
                     }
                 }
                 for (name, file) in Self.marks(sources) { fixture.origin.serve("/" + name, .image(Array(try Data(contentsOf: file)))) }
-                for row in group {
+                for (index, row) in group.enumerated() {
                     if Self.isMade(row.source), sources.files[row.source] == nil {
                         failed.append((row, ["the source \(row.source) cannot be made with this machine's tools"]))
                         continue
                     }
-                    let path = try Self.path(for: row, peer: peer, origin: fixture.origin, sources: sources)
+                    // A row whose origin sends headers of its own has the source on a path of its own.
+                    var sourcePath = Self.originPath(row.source, sources: sources)
+                    if let route = try Self.originRoute(for: row, sources: sources) {
+                        sourcePath = "/row-\(index)" + sourcePath
+                        fixture.origin.serve(sourcePath, route)
+                    }
+                    let path = try Self.path(for: row, peer: peer, origin: fixture.origin, sourcePath: sourcePath)
                     let reply = try await fixture.get(path, headers: Self.requestHeaders(row))
-                    let failures = PeerRowCheck(row: row, reply: reply, sourceSize: sources.sizes[row.source]).failures()
+                    var check = PeerRowCheck(row: row, reply: reply, sourceSize: sources.sizes[row.source])
+                    check.upstream = fixture.origin.statistics(for: sourcePath).lastRequestHeaders
+                    let failures = check.failures()
                     if failures.isEmpty { held += 1 } else { failed.append((row, failures)) }
                 }
             }
@@ -177,12 +185,44 @@ struct PeerExpectationTests {
         try configuration.read(ConfigReader(provider: EnvironmentVariablesProvider(environmentVariables: settings)))
     }
 
-    /// The `Accept` a row's notes say the peer's test sent (`request Accept: image/webp,*/*;q=0.8; ...`,
-    /// `request header Accept: image/jxl -> ...`): the value runs to the first space.
+    /// The headers the peer's test sent: each `request=NAME:VALUE` check, and the `Accept` a
+    /// row's notes name (`request Accept: image/webp,*/*;q=0.8; ...`, `request header Accept:
+    /// image/jxl -> ...`; the value runs to the first space).
     static func requestHeaders(_ row: PeerRow) -> [String: String] {
-        guard let start = row.notes.range(of: "Accept: ") else { return [:] }
-        let value = row.notes[start.upperBound...].prefix { !$0.isWhitespace }
-        return ["Accept": String(value.reversed().drop { ";,)".contains($0) }.reversed())]
+        var headers = fields(row, "request")
+        if let start = row.notes.range(of: "Accept: ") {
+            let value = row.notes[start.upperBound...].prefix { !$0.isWhitespace }
+            headers["Accept"] = String(value.reversed().drop { ";,)".contains($0) }.reversed())
+        }
+        return headers
+    }
+
+    /// The `NAME:VALUE` header fields of a row's checks with this key.
+    static func fields(_ row: PeerRow, _ key: String) -> [String: String] {
+        var fields: [String: String] = [:]
+        for (name, value) in row.checks where name == key {
+            guard let colon = value.firstIndex(of: ":") else { continue }
+            fields[String(value[..<colon])] = String(value[value.index(after: colon)...])
+        }
+        return fields
+    }
+
+    /// The route of a row whose origin sends header fields of its own (`origin=NAME:VALUE`;
+    /// `Expires:now+N` is N seconds from now), or whose checks read what the origin received. `ETag` and `Last-Modified` are the route's
+    /// validators, so the origin answers a matching conditional request 304 as the peers' test
+    /// servers do. `nil` for the shared routes.
+    static func originRoute(for row: PeerRow, sources: Sources) throws -> ServedRoute? {
+        var fields = fields(row, "origin")
+        guard !fields.isEmpty || row.checks.contains(where: { $0.key == "upstream" }) else { return nil }
+        guard let file = sources.files[row.source] ?? sources.files[defaultSource] else { return nil }
+        var route = ServedRoute.image(Array(try Data(contentsOf: file)))
+        route.etag = fields.removeValue(forKey: "ETag")
+        route.lastModified = fields.removeValue(forKey: "Last-Modified")
+        if let expires = fields["Expires"], expires.hasPrefix("now+"), let seconds = Double(expires.dropFirst("now+".count)) {
+            fields["Expires"] = HTTPDate.format(Date().addingTimeInterval(seconds))
+        }
+        route.headers = fields
+        return route
     }
 
     /// The hosts imgproxy's parser tests name, which they never fetch.
@@ -199,8 +239,8 @@ struct PeerExpectationTests {
         return text
     }
 
-    static func path(for row: PeerRow, peer: String, origin: ImageServer, sources: Sources) throws -> String {
-        let sourceURL = origin.url(originPath(row.source, sources: sources)).absoluteString
+    static func path(for row: PeerRow, peer: String, origin: ImageServer, sourcePath: String) throws -> String {
+        let sourceURL = origin.url(sourcePath).absoluteString
         var path = row.path
         if peer == "imgproxy" {
             path = hostsOnOrigin(path, origin: origin.url("/").absoluteString.replacingOccurrences(of: "/$", with: "", options: .regularExpression))

@@ -9,6 +9,8 @@ struct PeerRowCheck {
     let reply: ProxyFixture.Reply
     /// The source's stored size, for windows.
     let sourceSize: (width: Int, height: Int)?
+    /// The header fields the origin received with the row's source (names lowercased).
+    var upstream: [String: String] = [:]
 
     func failures() -> [String] {
         var failures: [String] = []
@@ -46,7 +48,14 @@ struct PeerRowCheck {
             guard let colon = value.firstIndex(of: ":") else { return nil }
             let name = String(value[..<colon]), expected = String(value[value.index(after: colon)...])
             let got = reply.header(name)
+            if expected == "none" { return got == nil ? nil : "\(name): \(got!), the peer's none" }
             return Self.tokens(got) == Self.tokens(expected) ? nil : "\(name): \(got ?? "none"), the peer's \(expected)"
+        case "upstream":
+            guard let colon = value.firstIndex(of: ":") else { return nil }
+            let name = String(value[..<colon]), expected = String(value[value.index(after: colon)...])
+            let got = upstream[name.lowercased()]
+            if expected == "none" { return got == nil ? nil : "the origin received \(name): \(got!), the peer's none" }
+            return got == expected ? nil : "the origin received \(name): \(got ?? "none"), the peer's \(expected)"
         case "body":
             let got = reply.text.trimmingCharacters(in: .whitespacesAndNewlines)
             return got == value ? nil : "body '\(got.prefix(80))', the peer's '\(value)'"
@@ -74,7 +83,8 @@ struct PeerRowCheck {
         case "window":
             return window(value, image)
         default:
-            // `similar` names a fixture of the peer's, which is not here to compare with.
+            // `similar` names a fixture of the peer's, which is not here to compare with;
+            // `origin` and `request` set the exchange up.
             return nil
         }
     }

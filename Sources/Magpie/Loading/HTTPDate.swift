@@ -1,0 +1,31 @@
+public import Foundation
+
+/// HTTP dates (RFC 9110 5.6.7): written as IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), read
+/// in that form and the two obsolete ones a recipient must accept (RFC 850 and asctime).
+public enum HTTPDate {
+    private static let forms = ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"]
+
+    /// The date `text` names, `nil` when it is none of the three forms.
+    public static func parse(_ text: String) -> Date? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        for form in forms {
+            if let date = formatter(form).date(from: trimmed) { return date }
+        }
+        return nil
+    }
+
+    /// `date` as IMF-fixdate.
+    public static func format(_ date: Date) -> String {
+        formatter(forms[0]).string(from: date)
+    }
+
+    // A formatter per call: DateFormatter is not safe to share between threads, and HTTP dates
+    // are read once per conditional request, not per byte.
+    private static func formatter(_ form: String) -> DateFormatter {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = form
+        return formatter
+    }
+}
