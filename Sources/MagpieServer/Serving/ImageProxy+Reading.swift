@@ -5,6 +5,8 @@ import Magpie
 /// rules, the render plan, the encoding and the cache key) is the same for every grammar.
 extension ImageProxy {
     func prepare(_ request: ProxyRequest) -> Preparation {
+        let known = ReadURLs.key(request)
+        if let known, let work = readURLs.work(for: known) { return lookInMemory(work, request) }
         let grammar: any ProxyGrammar, pathOnly: String, kind: URLGrammar
         do throws(ProxyURLError) {
             (kind, pathOnly) = try self.grammar(of: Self.pathOnly(request.path))
@@ -39,16 +41,22 @@ extension ImageProxy {
                 grammar: grammar, reply: url.reply, skipped: skipped, maxAge: options.maxAge, sourceByteLimit: options.limits.sourceBytes, request: imageRequest, pendingMark: pendingMark, plan: plan, encoding: encoding,
                 servesSourceAlways: options.raw, servesSourceIn: options.skipProcessing.union(passesSVGThrough(options, source: source, grammar: kind) ? [.svg] : []),
                 filename: options.filename ?? url.sourceStem, attachment: options.returnAttachment,
-                sourceKey: pipeline.configuration.cacheKey(source), variant: key.variant,
+                sourceKey: pipeline.configuration.cacheKey(source), variant: key.variant, storedKey: key,
                 varies: options.format?.negotiates ?? false, cacheTag: Validators.cacheTag(for: source))
-            if work.servesImage, let hit = pipeline.cachedEncodedImage(for: key) {
-                metrics.cacheHit(.memory)
-                return .answered((success(hit, work: work, request: request), StageTimings(), "memory"))
-            }
-            return .needsWork(work)
+            if let known, options.expires == nil, options.watermark == nil { readURLs.keep(work, for: known) }
+            return lookInMemory(work, request)
         } catch {
             return .answered((failure(grammar.status(for: error), error.message), StageTimings(), nil))
         }
+    }
+
+    /// Answers from the memory cache when it holds the result.
+    private func lookInMemory(_ work: Work, _ request: ProxyRequest) -> Preparation {
+        if work.servesImage, let hit = pipeline.cachedEncodedImage(for: work.storedKey) {
+            metrics.cacheHit(.memory)
+            return .answered((success(hit, work: work, request: request), StageTimings(), "memory"))
+        }
+        return .needsWork(work)
     }
 
     /// imgproxy passes an SVG source through, sanitised, when the URL asks for SVG, or names no

@@ -33,6 +33,8 @@ public final class ImageProxy: Sendable {
     /// Marks once fetched and decoded, or drawn, by their identifier: the proxy keeps no
     /// decoded images otherwise (its results are encoded), and a mark is laid on many results.
     let marks: ImageCache
+    /// URLs read recently, so that a URL asked again is not read again.
+    let readURLs = ReadURLs()
 
     /// Creates the proxy; throws when it would accept no URL (no key and unsigned URLs off)
     /// or a preset does not parse.
@@ -187,6 +189,8 @@ public final class ImageProxy: Sendable {
         /// The pipeline's cache key of the source and the result's variant name, for the ETag.
         let sourceKey: String
         let variant: String
+        /// The result's key in the pipeline's caches.
+        let storedKey: EncodedImageKey
         let varies: Bool
         let cacheTag: String
 

@@ -1,6 +1,6 @@
 import Foundation
 import Magpie
-import MagpieServer
+@testable import MagpieServer
 import MagpieTesting
 import Testing
 
@@ -64,6 +64,44 @@ struct ProxyServingTests {
             // Another size of the same source version: its own ETag, so a stale one is a 200.
             let other = try await fixture.get(fixture.path("/a.jpg", "s:64"), headers: ["If-None-Match": etag])
             #expect(other.status == 200 && other.header("ETag") != etag)
+        }
+    }
+
+    /// A URL read once is not read again (its reading is kept by path and Accept), but what
+    /// depends on time is: an expiring URL is refused once it has expired, though it was
+    /// answered (and its result is in memory) before.
+    @Test func readingsAreKeptOnlyWhereTheyHoldForGood() async throws {
+        let clock = ManualClock()
+        try await withProxyFixture(configure: { $0.pipeline.wallClock = clock.wall }) { fixture in
+            fixture.origin.serve("/a.jpg", .image(Self.photo))
+            let expiry = Int(clock.wall().timeIntervalSince1970) + 60
+            let expiring = fixture.path("/a.jpg", "s:100/exp:\(expiry)")
+            #expect(try await fixture.get(expiring).status == 200)
+            #expect(try await fixture.get(expiring).status == 200)
+            clock.advance(by: .seconds(61))
+            let late = try await fixture.get(expiring)
+            #expect(late.status == 404, "\(late.text)")
+            let plain = fixture.path("/a.jpg", "s:100")
+            let first = try await fixture.get(plain)
+            let kept = fixture.proxy.readURLs.count
+            #expect(try await fixture.get(plain).body == first.body)
+            #expect(fixture.proxy.readURLs.count == kept && kept >= 1)
+            // Another Accept is another reading: its own negotiation.
+            let webp = try await fixture.get(fixture.path("/a.jpg", "s:100/f:auto"), headers: ["Accept": "image/webp"])
+            let jpeg = try await fixture.get(fixture.path("/a.jpg", "s:100/f:auto"), headers: ["Accept": "image/jpeg"])
+            #expect(webp.header("Content-Type") == "image/webp" && jpeg.header("Content-Type") == "image/jpeg")
+        }
+        // Bounded by count, the oldest let go.
+        let readings = ReadURLs(capacity: 3)
+        try await withProxyFixture { fixture in
+            fixture.origin.serve("/a.jpg", .image(Self.photo))
+            _ = try await fixture.get(fixture.path("/a.jpg", "s:100"))
+            guard case .needsWork(let work) = fixture.proxy.prepare(ProxyRequest(path: fixture.path("/a.jpg", "s:90"))) else {
+                Issue.record("a new URL was answered without work")
+                return
+            }
+            for index in 0..<10 { readings.keep(work, for: "/\(index)") }
+            #expect(readings.count == 3 && readings.work(for: "/9") != nil && readings.work(for: "/0") == nil)
         }
     }
 
