@@ -8,6 +8,17 @@ magpie_status magpie_to_rgba8(VipsImage *in, VipsImage **out, char *error, size_
     g_object_ref(current);
     VipsImage *next = NULL;
 
+    if (vips_image_get_interpretation(current) != VIPS_INTERPRETATION_CMYK && vips_image_get_typeof(current, VIPS_META_ICC_NAME)) {
+        // An embedded profile says what the numbers mean (Display P3 from a phone, Adobe RGB,
+        // a grey gamma): Magpie's pixels are sRGB, so they are converted. A profile that does
+        // not fit the image, or does not parse, is ignored, as browsers ignore it.
+        if (vips_icc_transform(current, &next, "srgb", "embedded", TRUE, "depth", 8, NULL)) {
+            vips_error_clear();
+        } else {
+            g_object_unref(current);
+            current = next;
+        }
+    }
     if (vips_image_get_interpretation(current) == VIPS_INTERPRETATION_CMYK) {
         // A CMYK JPEG without a profile still needs one to become RGB; libvips ships a
         // generic CMYK profile for that.

@@ -4,7 +4,8 @@ Usage: peer_sources.py OUTDIR SPEC [SPEC...]
 
 A SPEC is FORMAT:WIDTHxHEIGHT[:FEATURE...] as the rows write it (features: alpha, grey,
 orientation=N, frames=N, cmyk, 16bit, interlaced, rle: a BMP coded RLE8, bpp=N: a BMP whose header
-declares N bits a pixel). Every image is the same gradient: red is x and
+declares N bits a pixel, level=N: a grey image of that one level, icc=gammaG: with a grey ICC profile
+whose tone curve is the power G, as a fixture's embedded profile). Every image is the same gradient: red is x and
 green is y (0 to 255 across the stored image), blue 128, so the part of the source an answer shows
 can be read back from its pixels; with alpha, the top-left eighth is transparent. Two features
 draw a fixture's shapes instead (for trimming): bands=RRGGBB[AA]xH-... (full-width bands from the
@@ -20,6 +21,7 @@ import sys
 
 from PIL import Image
 
+from icc_profiles import grey_icc
 from pillow_bitmaps import write_rle
 
 
@@ -97,6 +99,8 @@ def make(spec, path_without_extension):
         image = bands(width, height, named["bands"])
     if "rings" in named:
         image = rings(width, height, named["rings"])
+    if "level" in named:
+        image = Image.new("L", (width, height), int(named["level"]))
     extension = {"jpeg": "jpg", "heic": "heic"}.get(kind, kind)
     path = f"{path_without_extension}.{extension}"
     orientation = int(named.get("orientation", 0))
@@ -144,6 +148,8 @@ def make(spec, path_without_extension):
         return path
     if kind == "jpeg":
         options["quality"] = 95
+    if "icc" in named:
+        options["icc_profile"] = grey_icc(float(named["icc"].removeprefix("gamma")))
     if kind == "ico":
         options["sizes"] = [(width, height)]
     if kind == "gif" and "alpha" in features:

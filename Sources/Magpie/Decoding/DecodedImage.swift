@@ -1,5 +1,6 @@
-/// A decoded bitmap: 8-bit RGBA, straight (not premultiplied) alpha, rows packed top to bottom,
-/// already turned upright according to its EXIF orientation.
+/// A decoded bitmap: 8-bit RGBA in sRGB (a source with another embedded colour profile, such as
+/// a phone's Display P3, is converted), straight (not premultiplied) alpha, rows packed top to
+/// bottom, already turned upright according to its EXIF orientation.
 ///
 /// An animation holds every frame: ``pixels`` has ``frameCount`` frames of `width` by `height`
 /// stacked top to bottom, so code written for stills sees the first frame. ``animation`` has

@@ -64,7 +64,8 @@ public struct ProxyConfiguration: Sendable {
     /// `nil` sends none.
     public var allowedOrigin: String?
     /// thumbor's `MAX_WIDTH` and `MAX_HEIGHT`: a source over them is taken smaller before a
-    /// thumbor URL's crop and resize, as thumbor normalises it (0: no limit on that side).
+    /// thumbor URL's crop and resize, as thumbor normalises it, and a URL's asked sides are
+    /// capped at them, each on its own, as thumbor caps them (0: no limit on that side).
     public var thumborSourceLimit: DecodedImage.Size?
     /// thumbor's `MAX_AGE`: the seconds thumbor URLs' answers say they may be kept
     /// (`public, max-age=N`, or `no-cache` for 0), over ``cacheMaxAge``; `nil` keeps that.

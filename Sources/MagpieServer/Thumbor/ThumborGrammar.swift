@@ -49,6 +49,12 @@ struct ThumborGrammar: ProxyGrammar {
         // thumbor's `Cache-Control` is its MAX_AGE unless the URL's `max_age()` says otherwise.
         if reading.options.maxAge == nil { reading.options.maxAge = maxAge }
         reading.options.layout.sourceLimit = sourceLimit
+        // MAX_WIDTH and MAX_HEIGHT cap the asked sides too, each on its own, as thumbor's handler
+        // caps them before anything is made.
+        if let limit = sourceLimit {
+            if limit.width > 0 { reading.options.layout.width = min(reading.options.layout.width, limit.width) }
+            if limit.height > 0 { reading.options.layout.height = min(reading.options.layout.height, limit.height) }
+        }
         if reading.options.format == nil {
             reading.options.format = automaticFormat.map { .automatic($0) }
             reading.options.opaquePNGAsJPEG = reading.opaquePNGAsJPEG ?? opaquePNGAsJPEG
