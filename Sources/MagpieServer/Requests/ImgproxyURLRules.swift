@@ -29,20 +29,32 @@ public struct ImgproxyURLRules: Sendable, Hashable {
         public let pattern: String
         /// What the match becomes; `${1}`... are what the stars matched.
         public let replacement: String
+        // Compiled once, with the settings, not per URL.
+        private let expression: NSRegularExpression
+        private let template: String
 
         /// `nil` when `pattern` is empty.
         public init?(pattern: String, replacement: String) {
-            guard !pattern.isEmpty else { return nil }
+            let written = "^" + pattern.components(separatedBy: "*").map(NSRegularExpression.escapedPattern(for:)).joined(separator: "([^/]*)")
+            guard !pattern.isEmpty, let expression = try? NSRegularExpression(pattern: written) else { return nil }
             self.pattern = pattern
             self.replacement = replacement
+            self.expression = expression
+            template = Self.template(replacement)
         }
 
         /// `source` rewritten, or as it is when the pattern does not match its beginning.
         func applied(to source: String) -> String {
-            let expression = "^" + pattern.components(separatedBy: "*").map(NSRegularExpression.escapedPattern(for:)).joined(separator: "([^/]*)")
-            guard let regex = try? NSRegularExpression(pattern: expression) else { return source }
-            return regex.stringByReplacingMatches(
-                in: source, range: NSRange(source.startIndex..., in: source), withTemplate: Self.template(replacement))
+            expression.stringByReplacingMatches(in: source, range: NSRange(source.startIndex..., in: source), withTemplate: template)
+        }
+
+        public static func == (left: Replacement, right: Replacement) -> Bool {
+            left.pattern == right.pattern && left.replacement == right.replacement
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(pattern)
+            hasher.combine(replacement)
         }
 
         /// Go's `${1}` (or `$1`) as `$1`; any other `$` or `\` as the text itself.

@@ -132,8 +132,15 @@ struct MagpieTool {
                 if first { continuation.resume(returning: process.terminationStatus) }
             }
             process.terminationHandler = { _ in finish() }
-            // It may have ended before the handler was set.
+            // It may have ended before the handler was set, and Foundation may have reaped it
+            // already (no handler call will come): look again, now and until it is seen ended.
             if !process.isRunning { finish() }
+            Task {
+                while resumed.withLockedValue({ !$0 }) {
+                    try? await Task.sleep(for: .milliseconds(200))
+                    if !process.isRunning { finish() }
+                }
+            }
         }
     }
 
