@@ -8,7 +8,7 @@ Both servers make 256 px JPEG thumbnails (fit inside 256x256, quality 80) of the
         storage; magpie: its memory and disk result caches), after one warming pass.
 Each server is started afresh for each mode; peak RSS is VmHWM, summed over thumbor's processes.
 
-usage: Benchmarks/Proxy/compare.py [--seconds 30] [--connections 8] [--photos 18] [--rounds 1] [--magpie PATH]...
+usage: Benchmarks/Proxy/compare.py [--seconds 30] [--connections 8] [--photos 18] [--photos-dir DIR] [--rounds 1] [--magpie PATH]...
                                    [--thumbor-urls resize|smart|filters]
 Give --magpie more than once to compare builds (before and after a change) in the same run.
 Needs: a release build of magpie (swift build -c release --product magpie), wrk, and thumbor 7.8
@@ -148,6 +148,7 @@ def main():
     parser.add_argument("--seconds", type=int, default=30)
     parser.add_argument("--connections", type=int, default=8)
     parser.add_argument("--photos", type=int, default=18)
+    parser.add_argument("--photos-dir", help="serve the JPEGs of this folder instead of the made photos")
     parser.add_argument("--hot-set", type=int, default=6)
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--only", choices=["magpie", "thumbor"], help="run one server (for profiling)")
@@ -164,8 +165,8 @@ def main():
     binaries = [os.path.abspath(path) for path in (args.magpie or [os.path.join(ROOT, ".build", "release", "magpie")])]
     magpie = binaries[0]
     thumbor = thumbor_venv()
-    photos = os.path.join(ROOT, ".build", "bench-photos")
-    if len([n for n in os.listdir(photos) if n.endswith(".jpg")] if os.path.isdir(photos) else []) < args.photos:
+    photos = os.path.abspath(args.photos_dir) if args.photos_dir else os.path.join(ROOT, ".build", "bench-photos")
+    if not args.photos_dir and len([n for n in os.listdir(photos) if n.endswith(".jpg")] if os.path.isdir(photos) else []) < args.photos:
         os.makedirs(photos, exist_ok=True)
         run([os.path.join(SHARED, "tools", "make-photos"), photos, str(args.photos)])
     names = sorted(n for n in os.listdir(photos) if n.endswith(".jpg"))[: args.photos]
