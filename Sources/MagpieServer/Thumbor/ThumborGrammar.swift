@@ -43,18 +43,12 @@ struct ThumborGrammar: ProxyGrammar {
         let (signature, signedPart) = try ProxyPath.signed(path)
         try checkSignature(signature, for: String(signedPart.dropFirst()))
         let path = try ThumborPath(path)
-        var reading = try ThumborReading(path, limits: limits, optionalFilters: optionalFilters)
+        var reading = try ThumborReading(path, limits: limits, optionalFilters: optionalFilters, sideLimit: sourceLimit)
         reading.options.limits.resultDimension = maximumResultDimension
         reading.options.sourceFormats = Self.sourceFormats
         // thumbor's `Cache-Control` is its MAX_AGE unless the URL's `max_age()` says otherwise.
         if reading.options.maxAge == nil { reading.options.maxAge = maxAge }
         reading.options.layout.sourceLimit = sourceLimit
-        // MAX_WIDTH and MAX_HEIGHT cap the asked sides too, each on its own, as thumbor's handler
-        // caps them before anything is made.
-        if let limit = sourceLimit {
-            if limit.width > 0 { reading.options.layout.width = min(reading.options.layout.width, limit.width) }
-            if limit.height > 0 { reading.options.layout.height = min(reading.options.layout.height, limit.height) }
-        }
         if reading.options.format == nil {
             reading.options.format = automaticFormat.map { .automatic($0) }
             reading.options.opaquePNGAsJPEG = reading.opaquePNGAsJPEG ?? opaquePNGAsJPEG

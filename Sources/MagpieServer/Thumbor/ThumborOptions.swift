@@ -16,11 +16,18 @@ struct ThumborReading: Sendable {
     let path: ThumborPath
     let limits: ProcessingLimits
 
-    init(_ path: ThumborPath, limits: ProcessingLimits, optionalFilters: Set<String> = []) throws(ProxyURLError) {
+    /// `sideLimit` is thumbor's `MAX_WIDTH` and `MAX_HEIGHT` (0: none on that side): the asked
+    /// sides are capped at them, each on its own, before any filter reads them, as thumbor's
+    /// handler caps them.
+    init(_ path: ThumborPath, limits: ProcessingLimits, optionalFilters: Set<String> = [], sideLimit: DecodedImage.Size? = nil) throws(ProxyURLError) {
         self.path = path
         self.limits = limits
         source = path.source
         options.layout = Self.layout(of: path)
+        if let sideLimit {
+            if sideLimit.width > 0 { options.layout.width = min(options.layout.width, sideLimit.width) }
+            if sideLimit.height > 0 { options.layout.height = min(options.layout.height, sideLimit.height) }
+        }
         // Those that change what is loaded or the size asked run first, as in thumbor's phases.
         let early: Set<String> = ["focal", "extract_focal", "stretch", "no_upscale"]
         for filter in path.filters.filter({ early.contains($0.name) }) + path.filters.filter({ !early.contains($0.name) }) {

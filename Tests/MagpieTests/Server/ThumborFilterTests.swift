@@ -148,4 +148,17 @@ struct ThumborFormatSettingsTests {
             #expect(ImageFormat(sniffing: gif.body) == .gif)
         }
     }
+
+    /// thumbor's MAX_WIDTH and MAX_HEIGHT cap the asked sides before any filter reads them: a
+    /// fill's canvas is the capped box, not the asked one.
+    @Test func sideLimitsComeBeforeTheFilters() throws {
+        let reading = try ThumborReading(
+            try ThumborPath("/unsafe/fit-in/1600x900/filters:fill(blur)/example.com/a.jpg"), limits: ProcessingLimits(),
+            sideLimit: DecodedImage.Size(width: 1200, height: 1200))
+        #expect(reading.options.layout.width == 1200 && reading.options.layout.height == 900)
+        let backdrop = try #require(reading.options.filters.processors.compactMap { $0 as? ImageProcessors.Backdrop }.first)
+        #expect(backdrop.width == 1200 && backdrop.height == 900)
+        let unlimited = try ThumborFilterTests.reading("fill(blur)", size: "fit-in/1600x900")
+        #expect(unlimited.options.layout.width == 1600)
+    }
 }

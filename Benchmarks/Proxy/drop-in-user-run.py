@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""A user's run of magpie proxy as a team switching from imgproxy and thumbor runs it (issue 34):
+both grammars on one server, imgproxy's validator settings on (`IMGPROXY_USE_LAST_MODIFIED`,
+`IMGPROXY_CACHE_CONTROL_PASSTHROUGH`) and thumbor's `MAX_WIDTH`/`MAX_HEIGHT`, over real-size
+photos (some with wide-gamut or grey colour profiles) served by Python's file server (which
+sends `Last-Modified` and answers `If-Modified-Since`). Requests mix imgproxy resizes with
+negotiated formats, thumbor fit-ins with `fill(blur)`, `background_color(auto)`, smart crops and
+filter chains, repeats of URLs already answered (the reading memo and the result cache), and
+conditional requests sent back with the answer's own validators (which must be 304s).
+
+usage: drop-in-user-run.py MAGPIE_BINARY PHOTO_DIR REQUESTS
+Prints statuses, anything not as the URL should get, p50/p99, and the proxy's peak RSS (VmHWM).
+"""
+import io, os, random, re, signal, socket, subprocess, sys, tempfile, time, urllib.error, urllib.parse, urllib.request
+from concurrent.futures import ThreadPoolExecutor
+from PIL import Image
+
+binary, photos, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
+names = sorted(n for n in os.listdir(photos) if n.endswith(".jpg"))
+random.seed(34)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+origin_port = free_port()
+origin = subprocess.Popen([sys.executable, "-m", "http.server", str(origin_port), "--bind", "127.0.0.1", "--directory", photos],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+cache = tempfile.mkdtemp(prefix="drop-in-run-")
+environment = dict(os.environ, IMGPROXY_USE_LAST_MODIFIED="true", IMGPROXY_CACHE_CONTROL_PASSTHROUGH="true",
+                   MAX_WIDTH="1200", MAX_HEIGHT="1200", AUTO_WEBP="True")
+proxy = subprocess.Popen([binary, "proxy", "--port", "0", "--allow-unsigned", "--allow-addresses", "loopback", "--cache-dir", cache,
+                          "--log-level", "warning"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=environment)
+port = None
+for line in proxy.stdout:
+    match = re.search(r"127\.0\.0\.1:(\d+)/", line)
+    if match:
+        port = int(match.group(1))
+        break
+base = f"http://127.0.0.1:{port}"
+time.sleep(0.5)
+
+
+def source(name, thumbor=False):
+    url = f"http://127.0.0.1:{origin_port}/{name}"
+    return url.replace("http://", "") if thumbor else "plain/" + urllib.parse.quote(url, safe="")
+
+
+def url(index):
+    """A path, request headers and the statuses it may get."""
+    name = random.choice(names)
+    kind = index % 8
+    side = random.choice([64, 128, 256, 480, 800, 1600])
+    if kind == 0:
+        return f"/unsafe/rs:fill:{side}:{random.choice([64, 200, 700])}/q:{random.choice([60, 80, 95])}/{source(name)}", {}, {200}
+    if kind == 1:
+        return f"/unsafe/rs:fit:{side}:{side}/f:auto/{source(name)}", {"Accept": random.choice(["image/avif,image/webp,*/*", "image/webp,*/*", "*/*"])}, {200}
+    if kind == 2:
+        return f"/unsafe/fit-in/{side}x{side}/filters:fill(blur):quality(80)/{source(name, True)}", {}, {200}
+    if kind == 3:
+        return f"/unsafe/{side}x{side}/smart/{source(name, True)}", {}, {200}
+    if kind == 4:
+        return f"/unsafe/fit-in/{side}x{side}/filters:background_color(auto):grayscale():round_corner(20,255,255,255)/{source(name, True)}", {}, {200}
+    if kind == 5:
+        return f"/unsafe/{side}x0/filters:brightness(10):contrast(10):sharpen(1,1,true)/{source(name, True)}", {}, {200}
+    # A URL answered before, again: from the memo and the memory cache.
+    return f"/unsafe/rs:fill:256:256/{source(names[index % 5])}", {}, {200}
+
+
+answered = {}
+
+
+def fetch(path, headers):
+    request = urllib.request.Request(base + path, headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=120) as response:
+            return response.status, response.read(), response.headers
+    except urllib.error.HTTPError as error:
+        return error.code, error.read(), error.headers
+
+
+def one(index):
+    path, headers, expected = url(index)
+    conditional = index % 10 == 9 and answered
+    if conditional:
+        # Sent back with what the answer said: the client's copy is current.
+        path, validators = random.choice(list(answered.items()))
+        headers = {"If-None-Match": validators[0]} if index % 20 == 19 and validators[0] else {"If-Modified-Since": validators[1]}
+        expected = {304}
+    started = time.time()
+    status, body, response = fetch(path, headers)
+    took = time.time() - started
+    problems = []
+    if status not in expected and status not in (503, 504):
+        problems.append(f"{status} for {path[:120]} {headers}: {body[:120]!r}")
+    if status == 200:
+        try:
+            Image.open(io.BytesIO(body)).load()
+        except Exception as error:
+            problems.append(f"undecodable answer to {path[:120]}: {error}")
+        if "rs:fill:256:256" in path or "fit-in" in path:
+            answered[path] = (response.get("ETag"), response.get("Last-Modified"))
+        if "x0/" not in path and "fit-in" not in path and "smart" not in path and "rs:" not in path:
+            pass
+        if "/unsafe/" in path and "plain/" not in path:
+            width, height = Image.open(io.BytesIO(body)).size
+            if width > 1200 or height > 1200:
+                problems.append(f"{width}x{height} over thumbor's MAX_WIDTH/MAX_HEIGHT for {path[:120]}")
+    return status, took, problems
+
+
+def vm_hwm(pid):
+    with open(f"/proc/{pid}/status") as f:
+        return int(re.search(r"VmHWM:\s+(\d+)", f.read()).group(1)) // 1024
+
+
+started = time.time()
+statuses, times, problems = {}, [], []
+try:
+    # The repeats and conditionals need answers to refer to: a first pass warms them.
+    for index in range(40):
+        one(index)
+    with ThreadPoolExecutor(8) as pool:
+        for status, took, found in pool.map(one, range(count)):
+            statuses[status] = statuses.get(status, 0) + 1
+            times.append(took)
+            problems += found
+    peak = vm_hwm(proxy.pid)
+finally:
+    proxy.send_signal(signal.SIGTERM)
+    proxy.wait(timeout=30)
+    origin.terminate()
+times.sort()
+print(f"{count} requests in {time.time() - started:.0f} s; statuses {dict(sorted(statuses.items()))}")
+print(f"p50 {times[len(times) // 2] * 1000:.0f} ms, p99 {times[int(len(times) * 0.99)] * 1000:.0f} ms; proxy peak RSS {peak} MB")
+print(f"{len(problems)} answers not as the URL should get" + "".join("\n  " + p for p in problems[:20]))
+sys.exit(1 if problems else 0)
