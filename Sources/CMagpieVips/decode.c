@@ -132,7 +132,7 @@ static void exact_box(const magpie_header *source, int *width, int *height) {
 magpie_status magpie_decode(const void *data, size_t length, const magpie_decode_options *options,
                   magpie_image *image, char *error, size_t error_length) {
     memset(image, 0, sizeof *image);
-    int status = magpie_read_header(data, length, &image->source, error, error_length);
+    int status = magpie_read_header(data, length, options->vector_dpi, &image->source, error, error_length);
     if (status != MAGPIE_STATUS_OK) return status;
     magpie_decode_options adjusted = *options;
     int thumbnail = adjusted.target_width > 0 || adjusted.target_height > 0;
@@ -208,7 +208,10 @@ magpie_status magpie_decode(const void *data, size_t length, const magpie_decode
     VipsImage *decoded = NULL;
     int heif_sequence = magpie_is_heif(format) && magpie_is_heif_sequence(data, length);
     int hevc = format == MAGPIE_FORMAT_HEIF;
-    if (thumbnail && (is_jpeg || heif_sequence || hevc || magpie_is_decoded_outside_libvips(format))) {
+    // An SVG with a density of its own is drawn by magpie_open_image (vips_thumbnail_buffer
+    // would set the loader's scale over it) and then shrunk.
+    int dense_svg = format == MAGPIE_FORMAT_SVG && options->vector_dpi > 0;
+    if (thumbnail && (is_jpeg || heif_sequence || hevc || dense_svg || magpie_is_decoded_outside_libvips(format))) {
         // HEIF sequences: vips_thumbnail_buffer would pick the (blocked) ImageMagick loader;
         // HEVC: libvips may have no decoder for it (heif_hevc.c); BMP, ICO, JPEG XL: it has none.
         VipsImage *loaded = NULL;
@@ -217,7 +220,7 @@ magpie_status magpie_decode(const void *data, size_t length, const magpie_decode
         if (shrink == 8 && !partial) magpie_jpeg_dc_open(data, length, image->source.orientation, &loaded);
         if (!loaded)
             loaded = is_jpeg ? magpie_open_shrunk_jpeg(data, length, shrink, access, fail_on)
-                             : magpie_open_image(data, length, format, access, fail_on);
+                             : magpie_open_image(data, length, format, access, fail_on, options->vector_dpi);
         if (!loaded) {
             magpie_take_error(error, error_length, "decoding failed");
             return MAGPIE_STATUS_FAILED;
@@ -248,7 +251,7 @@ magpie_status magpie_decode(const void *data, size_t length, const magpie_decode
         if (!partial && !heif_sequence)
             loaded = magpie_open_for_resize(data, length, &image->source, options, access, fail_on, &image->full_width,
                                             &image->full_height);
-        if (!loaded) loaded = magpie_open_image(data, length, format, access, fail_on);
+        if (!loaded) loaded = magpie_open_image(data, length, format, access, fail_on, options->vector_dpi);
         if (!loaded) {
             magpie_take_error(error, error_length, "decoding failed");
             return MAGPIE_STATUS_FAILED;

@@ -81,7 +81,18 @@ static int fill_header(VipsImage *image, magpie_header *header) {
 // Opens lazily with libvips' loader for the format: only the header is read until pixels are
 // asked for. libvips reads the header of every HEIF file, HEVC-coded or not.
 static VipsImage *open_with_libvips(const void *data, size_t length, magpie_format format,
-                                    VipsAccess access, VipsFailOn fail_on) {
+                                    VipsAccess access, VipsFailOn fail_on, double vector_dpi) {
+    if (format == MAGPIE_FORMAT_SVG && vector_dpi > 0) {
+        // libvips' svgload gives librsvg the density (an inch is `dpi` pixels) and also scales
+        // the whole drawing by dpi / 72; the scale of 72 / dpi undoes the second, so a size in
+        // pixels stays as written and only physical units follow the density, as thumbor's
+        // cairosvg draws them.
+        VipsImage *image = NULL;
+        if (vips_svgload_buffer((void *)data, length, &image, "dpi", vector_dpi, "scale", 72.0 / vector_dpi, "access", access,
+                                "fail_on", fail_on, NULL))
+            return NULL;
+        return image;
+    }
     if (magpie_is_heif(format)) {
         VipsImage *image = NULL;
         if (vips_heifload_buffer((void *)data, length, &image, "access", access, "fail_on", fail_on, NULL))
@@ -92,7 +103,7 @@ static VipsImage *open_with_libvips(const void *data, size_t length, magpie_form
 }
 
 VipsImage *magpie_open_image(const void *data, size_t length, magpie_format format,
-                             VipsAccess access, VipsFailOn fail_on) {
+                             VipsAccess access, VipsFailOn fail_on, double vector_dpi) {
     if (magpie_is_bitmap(format)) return magpie_bitmap_open(data, length, format);
     if (format == MAGPIE_FORMAT_JXL) return magpie_jxl_open(data, length);
     if (format == MAGPIE_FORMAT_HEIF) {
@@ -102,10 +113,10 @@ VipsImage *magpie_open_image(const void *data, size_t length, magpie_format form
         if (!image) vips_error("heifload", "%s", text);
         return image;
     }
-    return open_with_libvips(data, length, format, access, fail_on);
+    return open_with_libvips(data, length, format, access, fail_on, vector_dpi);
 }
 
-magpie_status magpie_read_header(const void *data, size_t length, magpie_header *header,
+magpie_status magpie_read_header(const void *data, size_t length, double vector_dpi, magpie_header *header,
                             char *error, size_t error_length) {
     memset(header, 0, sizeof *header);
     if (magpie_png_is_png(data, length) && magpie_png_check_chunks(data, length, error, error_length) != MAGPIE_STATUS_OK)
@@ -120,7 +131,7 @@ magpie_status magpie_read_header(const void *data, size_t length, magpie_header 
                    ? magpie_jxl_size(data, length, &header->width, &header->height, error, error_length)
                    : magpie_bitmap_size(data, length, header->format, &header->width, &header->height, error, error_length);
     }
-    VipsImage *image = open_with_libvips(data, length, header->format, VIPS_ACCESS_RANDOM, VIPS_FAIL_ON_NONE);
+    VipsImage *image = open_with_libvips(data, length, header->format, VIPS_ACCESS_RANDOM, VIPS_FAIL_ON_NONE, vector_dpi);
     if (!image) {
         magpie_take_error(error, error_length, "could not read the image header");
         return MAGPIE_STATUS_FAILED;

@@ -49,7 +49,8 @@ void magpie_set_error(char *error, size_t error_length, const char *text);
 
 /// Opens with the loader for `format`, lazily (only the header is read until pixels are asked
 /// for) except for HEVC-coded HEIF, which the system's libheif decodes here.
-VipsImage *magpie_open_image(const void *data, size_t length, magpie_format format, VipsAccess access, VipsFailOn fail_on);
+VipsImage *magpie_open_image(const void *data, size_t length, magpie_format format, VipsAccess access, VipsFailOn fail_on,
+                             double vector_dpi);
 
 /// Opens a JPEG decoded at 1/`shrink` of its size (libjpeg's scaled IDCT).
 VipsImage *magpie_open_shrunk_jpeg(const void *data, size_t length, int shrink, VipsAccess access, VipsFailOn fail_on);

@@ -2,7 +2,8 @@
 
 Usage: peer_sources.py OUTDIR SPEC [SPEC...]
 
-A SPEC is FORMAT:WIDTHxHEIGHT[:FEATURE...] as the rows write it (features: alpha, grey,
+A SPEC is FORMAT:WIDTHxHEIGHT[:FEATURE...] as the rows write it (an SVG's sides may carry a
+physical unit: svg:10inx13in) (features: alpha, grey,
 orientation=N, frames=N, cmyk, 16bit, interlaced, rle: a BMP coded RLE8, bpp=N: a BMP whose header
 declares N bits a pixel, level=N: a grey image of that one level, icc=gammaG: with a grey ICC profile
 whose tone curve is the power G, as a fixture's embedded profile). Every image is the same gradient: red is x and
@@ -85,6 +86,17 @@ def frames_of(image, count):
     return frames
 
 
+def physical_svg(size, path):
+    """The gradient SVG with its width and height in a physical unit (`10inx13in`, `5cmx2cm`)."""
+    width, height = size.split("x")
+    with open(path, "w") as svg:
+        svg.write(
+            f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 100 100" preserveAspectRatio="none">'
+            f'<defs><linearGradient id="g"><stop offset="0" stop-color="#000080"/><stop offset="1" stop-color="#ff0080"/></linearGradient></defs>'
+            f'<rect width="100" height="100" fill="url(#g)"/></svg>')
+    return path
+
+
 def vips(*arguments):
     subprocess.run(["vips", *arguments], check=True, capture_output=True)
 
@@ -92,6 +104,9 @@ def vips(*arguments):
 def make(spec, path_without_extension):
     parts = spec.split(":")
     kind, size, features = parts[0], parts[1], parts[2:]
+    if kind == "svg" and not size.replace("x", "").isdigit():
+        # Sized in physical units (svg:10inx13in), as a fixture's SVG may be: drawn at a DPI.
+        return physical_svg(size, f"{path_without_extension}.svg")
     width, height = (int(side) for side in size.split("x"))
     named = dict(feature.split("=", 1) for feature in features if "=" in feature)
     image = gradient(width, height, features)

@@ -38,6 +38,8 @@ typedef struct {
     int resize_width;
     int resize_height;
     magpie_fit resize_fit;
+    /// Dots per inch for an SVG sized in physical units (in, cm, pt); 0 for libvips' 72.
+    double vector_dpi;
 } magpie_decode_options;
 
 typedef struct {

@@ -54,7 +54,8 @@ void magpie_upright_size(const magpie_header *source, int *width, int *height);
 
 /// Reads the header only. Fails with MAGPIE_STATUS_NOT_AN_IMAGE or MAGPIE_STATUS_UNSUPPORTED
 /// when no allowed loader recognises the bytes.
-magpie_status magpie_read_header(const void *data, size_t length, magpie_header *header, char *error, size_t error_length);
+magpie_status magpie_read_header(const void *data, size_t length, double vector_dpi, magpie_header *header, char *error,
+                                 size_t error_length);
 
 #ifdef __cplusplus
 }

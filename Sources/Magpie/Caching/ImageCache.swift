@@ -108,6 +108,8 @@ public struct ImageCacheKey: Sendable, Hashable {
     /// The request's own source policy (``ImageRequest/sourcePolicy``), if it had one: an image
     /// loaded without it may have come through a host it refuses.
     public let sourcePolicy: SourcePolicy?
+    /// The density a vector source was drawn at (``ImageRequest/vectorDPI``), if the request set one.
+    public let vectorDPI: Double?
 
     /// The ``ImageProcessing/identifier``s of the processors applied, in order.
     public var processors: [String] {
@@ -117,10 +119,11 @@ public struct ImageCacheKey: Sendable, Hashable {
     /// Creates a key.
     public init(
         dataKey: String, thumbnail: ImageRequest.Thumbnail?, processors: [String] = [], firstFrameOnly: Bool = false,
-        sourcePolicy: SourcePolicy? = nil
+        sourcePolicy: SourcePolicy? = nil, vectorDPI: Double? = nil
     ) {
         self.dataKey = dataKey
         self.sourcePolicy = sourcePolicy
+        self.vectorDPI = vectorDPI
         self.thumbnail = thumbnail
         self.firstFrameOnly = firstFrameOnly
         processorList = processors.isEmpty ? "" : processors.joined(separator: String(Self.separator))
@@ -133,7 +136,7 @@ public struct ImageCacheKey: Sendable, Hashable {
     // normalisation, which was half the cost of a memory-cache hit.
     public static func == (lhs: ImageCacheKey, rhs: ImageCacheKey) -> Bool {
         guard lhs.thumbnail == rhs.thumbnail, lhs.processorList == rhs.processorList, lhs.firstFrameOnly == rhs.firstFrameOnly,
-            lhs.sourcePolicy == rhs.sourcePolicy
+            lhs.sourcePolicy == rhs.sourcePolicy, lhs.vectorDPI == rhs.vectorDPI
         else { return false }
         return lhs.dataKey.utf8.withContiguousStorageIfAvailable { left in
             rhs.dataKey.utf8.withContiguousStorageIfAvailable { right in
@@ -151,5 +154,6 @@ public struct ImageCacheKey: Sendable, Hashable {
         if !processorList.isEmpty { hasher.combine(processorList) }
         if firstFrameOnly { hasher.combine(true) }
         if let sourcePolicy { hasher.combine(sourcePolicy) }
+        if let vectorDPI { hasher.combine(vectorDPI) }
     }
 }

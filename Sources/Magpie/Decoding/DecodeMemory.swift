@@ -43,11 +43,13 @@ package enum DecodeMemory {
         return Int(min(bitmap, Double(Int.max / 2))) + progressiveCoefficients(bytes)
     }
 
-    static func header(of bytes: [UInt8]) -> magpie_header? {
+    /// The header, a vector source's size drawn at `vectorDPI` (``DecodingOptions/vectorDPI``).
+    static func header(of bytes: [UInt8], vectorDPI: Double? = nil) -> magpie_header? {
         guard !bytes.isEmpty, (try? VipsRuntime.start()) != nil else { return nil }
         var header = magpie_header()
         var message = [CChar](repeating: 0, count: 256)
-        let status = bytes.withUnsafeBytes { magpie_read_header($0.baseAddress, $0.count, &header, &message, message.count) }
+        let dpi = DecodingOptions.shimDPI(vectorDPI)
+        let status = bytes.withUnsafeBytes { magpie_read_header($0.baseAddress, $0.count, dpi, &header, &message, message.count) }
         return status == MAGPIE_STATUS_OK ? header : nil
     }
 

@@ -44,6 +44,9 @@ public struct DecodingOptions: Sendable, Hashable {
     /// the size it scales to (libvips' thumbnail, with shrink-on-load) and say the whole image's
     /// size in ``DecodedImage/fullSize``; the layout then has no resize left to do.
     public var layoutFirst: Layout?
+    /// Dots per inch for a vector source sized in physical units (``ImageRequest/vectorDPI``);
+    /// `nil`, or a value that is not a positive number, draws at libvips' 72.
+    public var vectorDPI: Double?
     /// The whole upright image's size, when ``thumbnail`` is the size a ``layoutFirst`` scales
     /// it to (worked out by the caller, which had read the header): said in
     /// ``DecodedImage/fullSize``.
@@ -76,5 +79,13 @@ extension ImageDecoding {
     /// when nothing useful can be shown yet. Decoders without preview support return `nil`.
     public func decodePreview(_ data: [UInt8], thumbnail: ImageRequest.Thumbnail?, maximumPixels: Int) -> DecodedImage? {
         nil
+    }
+}
+
+extension DecodingOptions {
+    /// The shim's density: 0 (libvips' own) unless `dpi` is a positive, finite number.
+    static func shimDPI(_ dpi: Double?) -> Double {
+        guard let dpi, dpi.isFinite, dpi > 0 else { return 0 }
+        return dpi
     }
 }

@@ -33,7 +33,7 @@ public struct VipsDecoder: ImageDecoding {
     }
 
     private func decode(_ data: [UInt8], options decoding: DecodingOptions, partial: Bool) throws(MagpieError) -> DecodedImage {
-        if decoding.thumbnail == nil, decoding.layoutFirst != nil, let header = DecodeMemory.header(of: data) {
+        if decoding.thumbnail == nil, decoding.layoutFirst != nil, let header = DecodeMemory.header(of: data, vectorDPI: decoding.vectorDPI) {
             // Straight to the size the layout scales to, in one libvips pipeline with
             // shrink-on-load; the layout reads the whole image's size from `fullSize`.
             let direct = decoding.resolvingLayout(for: header)
@@ -77,6 +77,7 @@ public struct VipsDecoder: ImageDecoding {
             options.max_frames = Int32(clamping: max(0, decoding.maximumAnimationFrames))
             options.max_animation_pixels = UInt64(max(0, decoding.maximumAnimationPixels))
             options.first_frame_when_too_large = decoding.firstFrameWhenTooLarge ? 1 : 0
+            options.vector_dpi = DecodingOptions.shimDPI(decoding.vectorDPI)
             if let resize = decoding.resizeFirst, thumbnail == nil, resize.fit != .crop {
                 options.resize_width = Int32(clamping: resize.width)
                 options.resize_height = Int32(clamping: resize.height)

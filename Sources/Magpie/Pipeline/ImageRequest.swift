@@ -32,6 +32,11 @@ public struct ImageRequest: Sendable, Hashable {
     /// requested URL and on every redirect. An image loaded under a policy is cached in memory
     /// apart from the same image loaded without it.
     public var sourcePolicy: SourcePolicy?
+    /// Dots per inch at which a vector source (SVG) whose size is written in physical units
+    /// (`in`, `cm`, `mm`, `pt`, `pc`) is drawn: an inch is this many pixels. `nil` draws at
+    /// libvips' 72 (a point is a pixel). Sizes in pixels do not depend on it. The drawn size is
+    /// held to ``ImagePipeline/Configuration/maximumPixels`` like any other image's.
+    public var vectorDPI: Double?
 
     /// Creates a request for `url`.
     public init(
@@ -95,7 +100,7 @@ public struct ImageRequest: Sendable, Hashable {
     public static func == (lhs: ImageRequest, rhs: ImageRequest) -> Bool {
         lhs.url == rhs.url && lhs.thumbnail == rhs.thumbnail && lhs.priority == rhs.priority && lhs.options == rhs.options
             && lhs.headers == rhs.headers && lhs.diskCachePolicy == rhs.diskCachePolicy && lhs.sourcePolicy == rhs.sourcePolicy
-            && lhs.processors.map(\.identifier) == rhs.processors.map(\.identifier)
+            && lhs.vectorDPI == rhs.vectorDPI && lhs.processors.map(\.identifier) == rhs.processors.map(\.identifier)
     }
 
     public func hash(into hasher: inout Hasher) {

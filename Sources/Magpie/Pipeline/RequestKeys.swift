@@ -35,9 +35,9 @@ struct RequestKeys: Sendable {
         firstFrameOnly = request.options.contains(.firstFrameOnly)
         image = ImageCacheKey(
             dataKey: data, thumbnail: request.thumbnail, processors: processors, firstFrameOnly: firstFrameOnly,
-            sourcePolicy: request.sourcePolicy)
+            sourcePolicy: request.sourcePolicy, vectorDPI: request.vectorDPI)
         assert(image == Self.memoryKey(for: request, cacheKey: configuration.cacheKey))
-        variant = Self.variantName(thumbnail: request.thumbnail, processors: processors, firstFrameOnly: firstFrameOnly)
+        variant = Self.variantName(thumbnail: request.thumbnail, processors: processors, firstFrameOnly: firstFrameOnly, vectorDPI: request.vectorDPI)
         let policy = request.diskCachePolicy ?? configuration.diskCachePolicy
         let onDisk = (configuration.dataCache != nil || configuration.diskCache != nil) && !request.options.contains(.memoryCacheOnly)
         keepsOriginal = onDisk && (policy.keepsOriginals || variant == nil)
@@ -51,6 +51,7 @@ struct RequestKeys: Sendable {
         decodeWork = DecodeWorkKey(
             data: dataWork, thumbnail: request.thumbnail,
             frames: request.options.intersection([.firstFrameOnly, .firstFrameWhenTooLarge]),
+            vectorDPI: request.vectorDPI,
             resizeFirst: request.thumbnail == nil ? request.processors.first as? ImageProcessors.Resize : nil,
             layoutFirst: request.thumbnail == nil ? (request.processors.first as? ImageProcessors.Layout)?.layout : nil)
         imageWork = ImageWorkKey(
@@ -75,7 +76,8 @@ struct RequestKeys: Sendable {
         for request: ImageRequest, encoding: EncodingRequest, configuration: ImagePipeline.Configuration
     ) -> EncodedImageKey {
         let firstFrameOnly = request.options.contains(.firstFrameOnly)
-        let variant = variantName(thumbnail: request.thumbnail, processors: request.processors.map(\.identifier), firstFrameOnly: firstFrameOnly)
+        let variant = variantName(
+            thumbnail: request.thumbnail, processors: request.processors.map(\.identifier), firstFrameOnly: firstFrameOnly, vectorDPI: request.vectorDPI)
         return EncodedImageKey(
             data: configuration.cacheKey(request.url),
             variant: encodedVariantName(variant, encoding: encoding, firstFrameOnly: firstFrameOnly),
@@ -92,7 +94,7 @@ struct RequestKeys: Sendable {
         ImageCacheKey(
             dataKey: cacheKey(request.url), thumbnail: request.thumbnail,
             processors: request.processors.isEmpty ? [] : request.processors.map(\.identifier),
-            firstFrameOnly: request.options.contains(.firstFrameOnly), sourcePolicy: request.sourcePolicy)
+            firstFrameOnly: request.options.contains(.firstFrameOnly), sourcePolicy: request.sourcePolicy, vectorDPI: request.vectorDPI)
     }
 
     // MARK: - Reading the caches
@@ -107,9 +109,10 @@ struct RequestKeys: Sendable {
         request.options.isDisjoint(with: [.networkOnly, .refreshCached])
     }
 
-    private static func variantName(thumbnail: ImageRequest.Thumbnail?, processors: [String], firstFrameOnly: Bool) -> String? {
-        guard thumbnail != nil || !processors.isEmpty else { return nil }
+    private static func variantName(thumbnail: ImageRequest.Thumbnail?, processors: [String], firstFrameOnly: Bool, vectorDPI: Double?) -> String? {
+        guard thumbnail != nil || !processors.isEmpty || vectorDPI != nil else { return nil }
         var parts: [String] = firstFrameOnly ? ["first-frame"] : []
+        if let vectorDPI { parts.append("dpi=\(vectorDPI)") }
         if let thumbnail {
             let mode = thumbnail.fit == .fit ? "" : "," + thumbnail.fit.rawValue
             parts.append("thumbnail=\(thumbnail.width)x\(thumbnail.height)\(mode)")
@@ -135,6 +138,7 @@ struct DecodeWorkKey: Hashable, Sendable {
     let thumbnail: ImageRequest.Thumbnail?
     /// Which frames of an animation are decoded.
     let frames: ImageRequest.Options
+    let vectorDPI: Double?
     /// The request's first processor when it is a resize or a layout: the decode may then be at
     /// a reduced scale, so only requests beginning with the same one share it.
     let resizeFirst: ImageProcessors.Resize?

@@ -39,8 +39,9 @@ struct PipelineContext: Sendable {
             maximumAnimationPixels: configuration.maximumAnimationPixels,
             firstFrameWhenTooLarge: request.options.contains(.firstFrameWhenTooLarge), resizeFirst: resizeFirst,
             layoutFirst: layoutFirst)
+        options.vectorDPI = request.vectorDPI
         // The header is read once here for both the layout's decode size and the memory estimate.
-        let header = DecodeMemory.header(of: bytes)
+        let header = DecodeMemory.header(of: bytes, vectorDPI: request.vectorDPI)
         if let header { options = options.resolvingLayout(for: header) }
         let cost = header.map { DecodeMemory.estimate(bytes, options: options, header: $0) } ?? 0
         let queued = ContinuousClock.now

@@ -68,6 +68,9 @@ public struct ProxyOptions: Sendable, Hashable {
     public var limits = URLLimits()
     /// Only changes the URL, so caches in front hold it apart.
     public var cacheBuster: String?
+    /// Dots per inch for an SVG source sized in physical units (thumbor's `SVG_DPI`); `nil`:
+    /// libvips' 72, as imgproxy draws.
+    public var vectorDPI: Double?
 
     /// Options that keep the source's size and format.
     public init() {}

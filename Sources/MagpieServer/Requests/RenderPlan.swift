@@ -11,6 +11,7 @@ struct RenderPlan: Sendable {
     /// Laid last, once its mark is known (``imageRequest(for:mark:)``).
     let watermark: WatermarkOptions?
     let offsetScale: Double
+    let vectorDPI: Double?
 
     /// `watermarkOpacity` is the operator's, multiplying the URL's.
     init(_ options: ProxyOptions, limits: ProcessingLimits, watermarkOpacity: Double = 1) {
@@ -39,6 +40,7 @@ struct RenderPlan: Sendable {
         watermark?.opacity *= watermarkOpacity
         self.watermark = watermark
         offsetScale = options.layout.dpr
+        vectorDPI = options.vectorDPI
     }
 
     /// What the pipeline is asked to load for `source`, with `mark` laid as ``watermark`` says.
@@ -50,6 +52,8 @@ struct RenderPlan: Sendable {
                     mark: mark, opacity: watermark.opacity, position: watermark.position, scaleWidth: watermark.scaleWidth,
                     scaleHeight: watermark.scaleHeight, offsetScale: offsetScale))
         }
-        return ImageRequest(url: source, processors: processors, options: firstFrameOnly ? [.firstFrameOnly] : [])
+        var request = ImageRequest(url: source, processors: processors, options: firstFrameOnly ? [.firstFrameOnly] : [])
+        request.vectorDPI = vectorDPI
+        return request
     }
 }

@@ -72,7 +72,7 @@ public final class ImageProxy: Sendable {
                 allowsUnsignedURLs: configuration.allowsUnsignedURLs, maximumResultDimension: configuration.maximumResultDimension,
                 automaticFormat: configuration.thumborAutomaticFormat, opaquePNGAsJPEG: configuration.thumborOpaquePNGAsJPEG,
                 optionalFilters: configuration.thumborOptionalFilters, maxAge: configuration.thumborMaxAge, sourceLimit: configuration.thumborSourceLimit,
-                healthcheckRoute: configuration.thumborHealthcheckRoute))
+                svgDPI: configuration.thumborSVGDPI, healthcheckRoute: configuration.thumborHealthcheckRoute))
         metricsRegistry = PrometheusCollectorRegistry()
         metrics = ProxyMetrics(registry: metricsRegistry)
         var pipelineConfiguration = configuration.pipeline

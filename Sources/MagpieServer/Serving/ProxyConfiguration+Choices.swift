@@ -59,6 +59,11 @@ extension ProxyConfiguration {
             limit = key == "max.width" ? DecodedImage.Size(width: side, height: limit.height) : DecodedImage.Size(width: limit.width, height: side)
         }
         thumborSourceLimit = limit.width > 0 || limit.height > 0 ? limit : nil
+        if let text = settings.string(forKey: "svg.dpi")?.trimmingCharacters(in: .whitespaces), !text.isEmpty {
+            // Bounded: the drawn size scales with it (and is then held to the pixel limit).
+            guard let dpi = Double(text), dpi.isFinite, dpi >= 1, dpi <= 2_400 else { throw Self.invalid("SVG_DPI", "is dots per inch, 1 to 2400") }
+            thumborSVGDPI = dpi
+        }
         if let text = settings.string(forKey: "max.age")?.trimmingCharacters(in: .whitespaces), !text.isEmpty {
             guard let seconds = Int(text), seconds >= 0 else { throw Self.invalid("MAX_AGE", "is seconds, 0 or more") }
             thumborMaxAge = min(seconds, ThumborFilters.maximumAge)

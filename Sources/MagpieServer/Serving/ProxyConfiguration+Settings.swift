@@ -46,6 +46,7 @@ extension ProxyConfiguration {
     /// | `imgproxy.use.etag`, `.etag.buster`, `.use.last.modified`, `.last.modified.buster` | `IMGPROXY_USE_ETAG`, `IMGPROXY_ETAG_BUSTER`, `IMGPROXY_USE_LAST_MODIFIED`, `IMGPROXY_LAST_MODIFIED_BUSTER` | ``validation`` |
     /// | `imgproxy.cache.control.passthrough` | `IMGPROXY_CACHE_CONTROL_PASSTHROUGH` | ``passesSourceCacheControl`` |
     /// | `max.age` | `MAX_AGE` | ``thumborMaxAge`` |
+    /// | `svg.dpi` | `SVG_DPI` | ``thumborSVGDPI`` |
     /// | `max.width`, `max.height` | `MAX_WIDTH`, `MAX_HEIGHT` | ``thumborSourceLimit`` |
     /// | `healthcheck.route` | `HEALTHCHECK_ROUTE` | ``thumborHealthcheckRoute`` (`/healthcheck/?`) |
     /// | `filters` | `FILTERS` | ``thumborOptionalFilters``: thumbor's modules beyond the built-in ones (`thumbor.filters.autojpg`) |

@@ -67,6 +67,10 @@ public struct ProxyConfiguration: Sendable {
     /// thumbor URL's crop and resize, as thumbor normalises it, and a URL's asked sides are
     /// capped at them, each on its own, as thumbor caps them (0: no limit on that side).
     public var thumborSourceLimit: DecodedImage.Size?
+    /// thumbor's `SVG_DPI`: how many pixels an inch is in an SVG sized in physical units (`in`,
+    /// `cm`, `pt`) drawn for a thumbor URL; 150, thumbor's default. imgproxy's URLs draw such an
+    /// SVG at 72, as imgproxy does. Sizes in pixels do not depend on it.
+    public var thumborSVGDPI: Double = 150
     /// thumbor's `MAX_AGE`: the seconds thumbor URLs' answers say they may be kept
     /// (`public, max-age=N`, or `no-cache` for 0), over ``cacheMaxAge``; `nil` keeps that.
     public var thumborMaxAge: Int?

@@ -19,6 +19,8 @@ struct ThumborGrammar: ProxyGrammar {
     var maxAge: Int?
     /// ``ProxyConfiguration/thumborSourceLimit``.
     var sourceLimit: DecodedImage.Size?
+    /// ``ProxyConfiguration/thumborSVGDPI``.
+    var svgDPI: Double = 150
 
     /// What thumbor writes a source in where no format is asked: its own format for those its
     /// engine writes (AVIF and HEIF too), TIFF as PNG; others as JPEG, or PNG with transparency.
@@ -49,6 +51,7 @@ struct ThumborGrammar: ProxyGrammar {
         // thumbor's `Cache-Control` is its MAX_AGE unless the URL's `max_age()` says otherwise.
         if reading.options.maxAge == nil { reading.options.maxAge = maxAge }
         reading.options.layout.sourceLimit = sourceLimit
+        reading.options.vectorDPI = svgDPI
         if reading.options.format == nil {
             reading.options.format = automaticFormat.map { .automatic($0) }
             reading.options.opaquePNGAsJPEG = reading.opaquePNGAsJPEG ?? opaquePNGAsJPEG

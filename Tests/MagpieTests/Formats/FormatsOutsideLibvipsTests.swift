@@ -204,6 +204,41 @@ struct FormatsOutsideLibvipsTests {
         #expect(large.width == 200 && large.height == 100)
     }
 
+    /// A density (``ImageRequest/vectorDPI``) sizes an SVG written in physical units, as
+    /// thumbor's cairosvg does (an inch is that many pixels), and leaves one written in pixels
+    /// as it is; the memory cache keeps the two densities apart, and a density that would draw
+    /// more than the pixel limit is refused from the header.
+    @Test func aDensitySizesPhysicalUnitsOnly() async throws {
+        let inches = Array(##"<svg xmlns="http://www.w3.org/2000/svg" width="2in" height="1in" viewBox="0 0 20 10"><rect width="20" height="10" fill="#ff0000"/></svg>"##.utf8)
+        let pixels = Array(##"<svg xmlns="http://www.w3.org/2000/svg" width="200" height="100"><rect width="200" height="100" fill="#0000ff"/></svg>"##.utf8)
+        var dense = DecodingOptions(maximumPixels: 10_000_000)
+        dense.vectorDPI = 150
+        let drawn = try VipsDecoder().decode(inches, options: dense)
+        #expect(drawn.width == 300 && drawn.height == 150)
+        #expect(Array(drawn.pixels[0..<4]) == [255, 0, 0, 255])
+        #expect(try VipsDecoder().decode(inches, options: DecodingOptions()).width == 144, "libvips' 72 without one")
+        let unchanged = try VipsDecoder().decode(pixels, options: dense)
+        #expect(unchanged.width == 200 && unchanged.height == 100)
+        dense.thumbnail = ImageRequest.Thumbnail(width: 100, height: 100)
+        let thumbnail = try VipsDecoder().decode(inches, options: dense)
+        #expect(thumbnail.width == 100 && thumbnail.height == 50)
+        var huge = DecodingOptions(maximumPixels: 10_000_000)
+        huge.vectorDPI = 2_400
+        #expect(throws: MagpieError.imageTooLarge(width: 4800, height: 2400, limit: 10_000_000)) { try VipsDecoder().decode(inches, options: huge) }
+        huge.vectorDPI = -5
+        #expect(try VipsDecoder().decode(inches, options: huge).width == 144, "not a density: libvips' own")
+
+        try await withTestFixture { fixture in
+            fixture.server.serve("/logo.svg", ServedRoute(body: inches, contentType: "image/svg+xml"))
+            var request = ImageRequest(url: fixture.server.url("/logo.svg"))
+            request.vectorDPI = 300
+            let sharp = try await fixture.pipeline.image(for: request)
+            request.vectorDPI = 96
+            let plain = try await fixture.pipeline.image(for: request)
+            #expect(sharp.image.width == 600 && plain.image.width == 192)
+        }
+    }
+
     /// An SVG is a program the origin sends: it is drawn without reaching anything outside it.
     @Test func hostileSVGsAreRefusedOrDrawnWithoutReachingOut() async throws {
         let origin = try await ImageServer.start()
