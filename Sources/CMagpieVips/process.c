@@ -39,18 +39,26 @@ magpie_status magpie_process(const unsigned char *pixels, int width, int height,
     return MAGPIE_STATUS_OK;
 }
 
-void magpie_round_corners(unsigned char *pixels, int width, int height, double radius) {
-    double shorter = width < height ? width : height;
-    if (radius > shorter / 2) radius = shorter / 2;
-    if (radius <= 0) return;
-    int reach = (int)ceil(radius);
-    for (int row = 0; row < reach; row++) {
-        for (int column = 0; column < reach; column++) {
-            // Distance from the pixel's centre to the arc's centre, for the top-left corner;
-            // the other three corners mirror it.
-            double dx = radius - (column + 0.5), dy = radius - (row + 0.5);
+void magpie_round_corners(unsigned char *pixels, int width, int height, double across, double down) {
+    if (across > width / 2.0) across = width / 2.0;
+    if (down > height / 2.0) down = height / 2.0;
+    if (across <= 0 || down <= 0) return;
+    for (int row = 0; row < (int)ceil(down); row++) {
+        for (int column = 0; column < (int)ceil(across); column++) {
+            // From the pixel's centre to the arc's centre, for the top-left corner; the other
+            // three corners mirror it.
+            double dx = across - (column + 0.5), dy = down - (row + 0.5);
             if (dx <= 0 || dy <= 0) continue;
-            double coverage = radius - sqrt(dx * dx + dy * dy) + 0.5;
+            double coverage;
+            if (across == down) {
+                coverage = across - sqrt(dx * dx + dy * dy) + 0.5;
+            } else {
+                // An ellipse: the distance to its edge, to first order, is how far the
+                // normalised radius is from 1 over how fast it grows there.
+                double u = dx / across, v = dy / down, reach = sqrt(u * u + v * v);
+                double growth = sqrt((u / across) * (u / across) + (v / down) * (v / down)) / reach;
+                coverage = (1 - reach) / growth + 0.5;
+            }
             if (coverage >= 1) continue;
             if (coverage < 0) coverage = 0;
             int xs[2] = {column, width - 1 - column}, ys[2] = {row, height - 1 - row};

@@ -28,6 +28,9 @@ def main():
         result = module.apply("RGBA", data, width, height, tuple(kernel), columns, normalize)
     elif name == "equalize":
         result = module.apply("RGBA", data)
+    elif name == "round_corner":
+        across, down, red, green, blue, transparent = arguments
+        result = module.apply(1, "RGBA", across, down, red, green, blue, width, height, data, transparent)
     elif name == "noise":
         amount, seed = arguments
         result = module.apply("RGBA", amount, data, seed)

@@ -156,10 +156,11 @@ magpie_status magpie_watermark(const unsigned char *pixels, int width, int heigh
 /// Whether every one of the `count` RGBA8 pixels has alpha 255.
 int magpie_is_opaque(const unsigned char *pixels, size_t count);
 
-/// Makes the corners of the RGBA8 bitmap transparent outside arcs of `radius` pixels, in
-/// place, with anti-aliased edges (coverage from the distance to the arc). A radius of half
-/// the shorter side on a square image gives a circle.
-void magpie_round_corners(unsigned char *pixels, int width, int height, double radius);
+/// Makes the corners of the RGBA8 bitmap transparent outside arcs `across` pixels wide and
+/// `down` pixels tall (each at most half its side; equal for circular arcs), in place, with
+/// anti-aliased edges (coverage from the distance to the arc). Half of each side on a square
+/// image gives a circle.
+void magpie_round_corners(unsigned char *pixels, int width, int height, double across, double down);
 
 #ifdef __cplusplus
 }

@@ -62,11 +62,10 @@ extension ThumborFilters {
         }
         let channels = [try arguments.positive(1), try arguments.positive(2), try arguments.positive(3)].map { UInt8(clamping: $0) }
         let transparent = arguments.has(4) ? try arguments.boolean(4) : false
-        guard radii.allSatisfy({ $0 == radii[0] }) else {
-            throw .refuse(.malformed("thumbor's elliptical round_corner (A|B with A ≠ B) is not supported by Magpie yet"))
-        }
-        let radius = min(Double(radii[0]!), Double(reading.limits.maximumDimension))
-        if radius > 0 { reading.options.filters.append(ImageProcessors.RoundedCorners(radius: radius)) }
+        // A is across and B down, each kept within half its side, as thumbor keeps them.
+        let across = min(Double(radii[0]!), Double(reading.limits.maximumDimension))
+        let down = min(Double(radii.last!!), Double(reading.limits.maximumDimension))
+        if across > 0, down > 0 { reading.options.filters.append(ImageProcessors.RoundedCorners(radius: across, verticalRadius: down)) }
         if !transparent { reading.options.background = Colour(red: channels[0], green: channels[1], blue: channels[2]) }
     }
 }

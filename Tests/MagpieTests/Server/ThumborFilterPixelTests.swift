@@ -84,6 +84,35 @@ struct ThumborFilterPixelTests {
         #expect(made.pixels != Self.image.pixels, "the filter changed nothing")
     }
 
+    /// Corners cut along thumbor's arcs, circular and elliptical (`A|B`, A across and B down):
+    /// the cut part of the top-left corner lies as far across and as far down as thumbor's (its
+    /// mean column and row, past the first of each, within a pixel), and about as many pixels
+    /// are cut in all. (thumbor
+    /// draws its arcs from whole rows, about a pixel outside the arc through pixel centres that
+    /// Magpie follows, and cuts its top row A pixels whatever the arc: the edges differ.)
+    @Test(arguments: [("round_corner(12,0,0,0,1)", "[12,12,0,0,0,1]"), ("round_corner(20|12,0,0,0,1)", "[20,12,0,0,0,1]"),
+                      ("round_corner(8|19,0,0,0,1)", "[8,19,0,0,0,1]")])
+    func cornersAreCutAlongThumborsArcs(_ item: (filter: String, arguments: String)) throws {
+        let expected = try Self.thumbor(Case(filter: item.filter, module: "round_corner", arguments: item.arguments))
+        let made = try Self.magpie(item.filter).pixels
+        let (width, height) = (Self.image.width, Self.image.height)
+        func cut(_ pixels: [UInt8]) -> (meanColumn: Double, meanRow: Double, all: Int) {
+            var columns = 0, rows = 0, corner = 0
+            // From the second row and column: thumbor's first row is its quirk.
+            for y in 1..<height / 2 {
+                for x in 1..<width / 2 where pixels[(y * width + x) * 4 + 3] < 128 {
+                    (columns, rows, corner) = (columns + x, rows + y, corner + 1)
+                }
+            }
+            let all = stride(from: 3, to: pixels.count, by: 4).filter { pixels[$0] < 128 }.count
+            return (Double(columns) / Double(max(corner, 1)), Double(rows) / Double(max(corner, 1)), all)
+        }
+        let (theirs, ours) = (cut(expected), cut(made))
+        #expect(theirs.all > 40, "thumbor cut \(theirs.all) pixels")
+        #expect(abs(ours.meanColumn - theirs.meanColumn) <= 1 && abs(ours.meanRow - theirs.meanRow) <= 1, "\(item.filter): \(ours) against thumbor's \(theirs)")
+        #expect(abs(ours.all - theirs.all) <= theirs.all / 3, "\(item.filter): \(ours) against thumbor's \(theirs)")
+    }
+
     /// Random levels cannot match thumbor's generator: the grain matches in kind. thumbor adds
     /// one level to all three bands of a pixel, uniform over AMOUNT; Magpie's has the same
     /// spread, and a seed gives the same grain every time (a cached result is the same image).

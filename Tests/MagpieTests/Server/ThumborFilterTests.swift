@@ -149,6 +149,14 @@ struct ThumborFormatSettingsTests {
         }
     }
 
+    /// `round_corner(A|B,...)`: arcs A across and B down, as thumbor draws them.
+    @Test func roundCornerReadsBothRadii() throws {
+        let reading = try ThumborFilterTests.reading("round_corner(50|75,255,0,0)")
+        let corners = try #require(reading.options.filters.processors.compactMap { $0 as? ImageProcessors.RoundedCorners }.first)
+        #expect(corners.radius == 50 && corners.verticalRadius == 75)
+        #expect(reading.skipped.isEmpty)
+    }
+
     /// thumbor's MAX_WIDTH and MAX_HEIGHT cap the asked sides before any filter reads them: a
     /// fill's canvas is the capped box, not the asked one.
     @Test func sideLimitsComeBeforeTheFilters() throws {
