@@ -113,6 +113,52 @@ struct ThumborFilterPixelTests {
         #expect(abs(ours.all - theirs.all) <= theirs.all / 3, "\(item.filter): \(ours) against thumbor's \(theirs)")
     }
 
+    /// A nine-patch 16 x 14 (14 x 12 inside its border): a dark frame three pixels wide with a
+    /// half-transparent red band and a clear middle; columns 5 to 9 and rows 4 to 8 stretch, and
+    /// the content sits 4 in from the left and right and 3 from the top and bottom.
+    static let ninePatch: DecodedImage = {
+        let (width, height) = (16, 14)
+        var pixels = [UInt8](repeating: 0, count: width * height * 4)
+        func set(_ x: Int, _ y: Int, _ rgba: [UInt8]) { pixels.replaceSubrange((y * width + x) * 4..<(y * width + x) * 4 + 4, with: rgba) }
+        for y in 1..<height - 1 {
+            for x in 1..<width - 1 {
+                let edge = min(x - 1, y - 1, width - 2 - x, height - 2 - y)
+                set(x, y, edge < 2 ? [20, 30, 40, 255] : edge == 2 ? [200, 0, 0, 128] : [0, 0, 0, 0])
+            }
+        }
+        for x in 5...9 { set(x, 0, [0, 0, 0, 255]) }
+        for y in 4...8 { set(0, y, [0, 0, 0, 255]) }
+        for x in 5...(width - 6) { set(x, height - 1, [0, 0, 0, 255]) }
+        for y in 4...(height - 5) { set(width - 1, y, [0, 0, 0, 255]) }
+        return DecodedImage(width: width, height: height, pixels: pixels)
+    }()
+
+    /// thumbor's `frame`: the image padded (on white) as the patch's content markers say, and
+    /// the patch stretched over it, its fixed rows and columns kept and the stretchy ones sharing
+    /// the rest. thumbor 7.8's own nine-patch code cannot be the reference here: under Python 3
+    /// it reads the image mode from a bytes object cast to a C string (its padding for this patch
+    /// comes out as 0, 0, 0, 11), so the expectations are the nine-patch format's own.
+    @Test func aNinePatchFramesAsItsMarkersSay() throws {
+        let framed = try ImageProcessors.NinePatchFrame(patch: .init(identifier: "test", image: Self.ninePatch)).process(Self.image)
+        // Content from column 5 to 10 of 16 and row 4 to 9 of 14: 4 and 4 across, 3 and 3 down.
+        #expect(framed.width == 60 + 8 && framed.height == 40 + 6)
+        // The fixed corners as drawn; the dark band runs along every edge, stretched.
+        #expect(framed.pixel(x: 0, y: 0) == (20, 30, 40, 255) && framed.pixel(x: 67, y: 45) == (20, 30, 40, 255))
+        for x in stride(from: 0, to: 68, by: 5) { #expect(framed.pixel(x: x, y: 1) == (20, 30, 40, 255), "top edge at \(x)") }
+        for y in stride(from: 0, to: 46, by: 5) { #expect(framed.pixel(x: 66, y: y) == (20, 30, 40, 255), "right edge at \(y)") }
+        // The half-transparent band over the white padding, then the image in the clear middle.
+        let band = framed.pixel(x: 2, y: 20)
+        #expect(abs(Int(band.red) - 228) <= 2 && abs(Int(band.green) - 127) <= 2 && band.alpha == 255, "\(band)")
+        let middle = framed.pixel(x: 34, y: 23), source = Self.image.pixel(x: 30, y: 20)
+        #expect(middle == source)
+        // A patch without markers is drawn at its size, nothing stretched or padded.
+        let bare = DecodedImage(width: 3, height: 3, pixels: [UInt8](repeating: 0, count: 36))
+        #expect(try ImageProcessors.NinePatchFrame(patch: .init(identifier: "bare", image: bare)).process(Self.image).width == 60)
+        #expect(throws: MagpieError.self) {
+            try ImageProcessors.NinePatchFrame(patch: .init(identifier: "tiny", image: DecodedImage(width: 2, height: 2, pixels: [UInt8](repeating: 0, count: 16)))).process(Self.image)
+        }
+    }
+
     /// Random levels cannot match thumbor's generator: the grain matches in kind. thumbor adds
     /// one level to all three bands of a pixel, uniform over AMOUNT; Magpie's has the same
     /// spread, and a seed gives the same grain every time (a cached result is the same image).
