@@ -24,6 +24,7 @@ struct ProxyDemo {
             route.latency = .milliseconds(latency / 2 + index * 37 % (latency + 1))
             origin.serve("/gallery/" + file.lastPathComponent, route)
         }
+        origin.serve(ProxyOptionsPage.ninePatchPath, .image(try ProxyOptionsPage.ninePatch()))
 
         let cache = workspace.appendingPathComponent("proxy-cache")
         try? FileManager.default.removeItem(at: cache)

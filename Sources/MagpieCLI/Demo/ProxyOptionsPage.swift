@@ -51,9 +51,40 @@ struct ProxyOptionsPage {
         return "/" + thumbor.signature(for: part) + "/" + part
     }
 
+    /// Cells on the page: every option above, and thumbor's `frame`, whose URL names the origin.
+    static var cellCount: Int { imgproxyOptions.count + thumborOptions.count + 1 }
+
+    /// Where the origin serves ``ninePatch``, for thumbor's `frame` filter.
+    static let ninePatchPath = "/frame.9.png"
+
+    /// A picture frame as a nine-patch, 28 pixels square inside its marker border: a dark outer
+    /// band, a gold line and a clear middle; the middle third of each side stretches, and the
+    /// content sits 9 pixels in.
+    static func ninePatch() throws -> [UInt8] {
+        let side = 30
+        var pixels = [UInt8](repeating: 0, count: side * side * 4)
+        func set(_ x: Int, _ y: Int, _ rgba: [UInt8]) { pixels.replaceSubrange((y * side + x) * 4..<(y * side + x) * 4 + 4, with: rgba) }
+        for y in 1..<side - 1 {
+            for x in 1..<side - 1 {
+                let edge = min(x - 1, y - 1, side - 2 - x, side - 2 - y)
+                set(x, y, edge < 6 ? [60, 36, 20, 255] : edge < 8 ? [212, 175, 55, 255] : [0, 0, 0, 0])
+            }
+        }
+        for index in 10..<20 {
+            set(index, 0, [0, 0, 0, 255])
+            set(0, index, [0, 0, 0, 255])
+        }
+        for index in 10..<20 {
+            set(index, side - 1, [0, 0, 0, 255])
+            set(side - 1, index, [0, 0, 0, 255])
+        }
+        return try ImageEncoder().encode(DecodedImage(width: side, height: side, pixels: pixels), as: .png)
+    }
+
     var html: String {
+        let frame = "fit-in/200x200/filters:frame(\(source.host ?? "127.0.0.1"):\(source.port ?? 80)\(Self.ninePatchPath))"
         let cells = Self.imgproxyOptions.map { ("imgproxy", $0, proxy.path(for: source, options: $0)) }
-            + Self.thumborOptions.map { ("thumbor", $0, thumborPath($0)) }
+            + (Self.thumborOptions + [frame]).map { ("thumbor", $0, thumborPath($0)) }
         let figures = cells.map { grammar, options, path in
             """
             <figure><img src="\(path)" alt="\(grammar) \(options)"><figcaption><b>\(grammar)</b> <code>\(options)</code></figcaption></figure>

@@ -19,6 +19,14 @@ public struct FilterChain: Sendable, Hashable {
 
     var identifiers: [String] { processors.map(\.identifier) }
 
+    /// The chain with `patch` in every nine-patch frame (each written with a stand-in, which
+    /// names it the same, until its patch is fetched).
+    func framing(with patch: ImageProcessors.Watermark.Mark) -> FilterChain {
+        var chain = self
+        chain.processors = processors.map { $0 is ImageProcessors.NinePatchFrame ? ImageProcessors.NinePatchFrame(patch: patch) : $0 }
+        return chain
+    }
+
     public static func == (left: FilterChain, right: FilterChain) -> Bool {
         left.identifiers == right.identifiers
     }

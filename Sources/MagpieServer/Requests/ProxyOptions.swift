@@ -1,3 +1,4 @@
+public import Foundation
 public import Magpie
 
 /// What one proxy URL asks for, after its option segments and presets are read: the layout
@@ -48,6 +49,9 @@ public struct ProxyOptions: Sendable, Hashable {
     public var page: Int?
     /// A mark laid over the result, last.
     public var watermark: WatermarkOptions?
+    /// The nine-patch a frame filter draws around the result (thumbor's `frame(URL)`), fetched
+    /// under the same source rules as any source; the filter itself is in ``filters``.
+    public var frame: URL?
     /// Clockwise degrees the result is turned by after everything else (thumbor's `rotate`
     /// filter, which turns after the resize).
     public var turn = 0

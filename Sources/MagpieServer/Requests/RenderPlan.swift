@@ -12,6 +12,10 @@ struct RenderPlan: Sendable {
     let watermark: WatermarkOptions?
     let offsetScale: Double
     let vectorDPI: Double?
+    /// What the plan was made from, to make it again with a frame's patch.
+    private let options: ProxyOptions
+    private let limits: ProcessingLimits
+    private let watermarkOpacity: Double
 
     /// `watermarkOpacity` is the operator's, multiplying the URL's.
     init(_ options: ProxyOptions, limits: ProcessingLimits, watermarkOpacity: Double = 1) {
@@ -41,6 +45,16 @@ struct RenderPlan: Sendable {
         self.watermark = watermark
         offsetScale = options.layout.dpr
         vectorDPI = options.vectorDPI
+        self.options = options
+        self.limits = limits
+        self.watermarkOpacity = watermarkOpacity
+    }
+
+    /// The plan with the frame's nine-patch in place of the stand-in it was read with.
+    func framed(with patch: ImageProcessors.Watermark.Mark) -> RenderPlan {
+        var framed = options
+        framed.filters = options.filters.framing(with: patch)
+        return RenderPlan(framed, limits: limits, watermarkOpacity: watermarkOpacity)
     }
 
     /// What the pipeline is asked to load for `source`, with `mark` laid as ``watermark`` says.

@@ -28,6 +28,27 @@ extension ImageProxy {
         }
     }
 
+    /// A frame's nine-patch, fetched at its own size (shrinking it would blur the one-pixel
+    /// markers along its border), kept in ``marks`` like a mark; one over ``markSide`` on a side
+    /// is refused.
+    func framePatch(_ url: URL) async -> Result<ImageProcessors.Watermark.Mark, MagpieError> {
+        let identifier = ThumborFilters.frameIdentifier(url)
+        let key = ImageCacheKey(dataKey: "magpie-frame:" + identifier, thumbnail: nil)
+        if let kept = marks[key] { return .success(.init(identifier: identifier, image: kept)) }
+        do {
+            var request = ImageRequest(url: url, options: [.firstFrameOnly])
+            request.diskCachePolicy = .originals
+            let image = try await pipeline.image(for: request).container.image
+            guard image.width <= Self.markSide, image.height <= Self.markSide else {
+                return .failure(.imageTooLarge(width: image.width, height: image.height, limit: Self.markSide * Self.markSide))
+            }
+            marks.store(image, for: key)
+            return .success(.init(identifier: identifier, image: image))
+        } catch {
+            return .failure(error)
+        }
+    }
+
     func markIdentifier(_ mark: WatermarkOptions.Mark) -> String {
         switch mark {
         case .configured: "configured"

@@ -27,6 +27,9 @@ extension ImageProxy {
                 throw ProxyURLError.sourceNotAllowed(refusal.description)
             }
             let (mark, pendingMark) = try watermarkMark(options.watermark)
+            if let frame = options.frame, case .failure(let refusal) = Result(catching: { () throws(MagpieError) in try configuration.sources.check(frame) }) {
+                throw ProxyURLError.sourceNotAllowed("the frame: \(refusal.description)")
+            }
             // A mark to fetch or draw is not needed to name the result, only to make it: the key
             // is made with its identifier on a stand-in, so a memory hit costs no fetch.
             let imageRequest = plan.imageRequest(
@@ -38,7 +41,7 @@ extension ImageProxy {
                 sourceFormats: options.sourceFormats)
             let key = pipeline.configuration.encodedImageKey(for: imageRequest, encoding: encoding)
             let work = Work(
-                grammar: grammar, reply: url.reply, skipped: skipped, maxAge: options.maxAge, sourceByteLimit: options.limits.sourceBytes, request: imageRequest, pendingMark: pendingMark, plan: plan, encoding: encoding,
+                grammar: grammar, reply: url.reply, skipped: skipped, maxAge: options.maxAge, sourceByteLimit: options.limits.sourceBytes, request: imageRequest, readyMark: mark, pendingMark: pendingMark, pendingFrame: options.frame, plan: plan, encoding: encoding,
                 servesSourceAlways: options.raw, servesSourceIn: options.skipProcessing.union(passesSVGThrough(options, source: source, grammar: kind) ? [.svg] : []),
                 filename: options.filename ?? url.sourceStem, attachment: options.returnAttachment,
                 sourceKey: pipeline.configuration.cacheKey(source), variant: key.variant, storedKey: key,

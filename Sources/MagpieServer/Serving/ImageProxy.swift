@@ -175,8 +175,11 @@ public final class ImageProxy: Sendable {
         /// The URL's own limit on the source's bytes, below the operator's.
         let sourceByteLimit: Int?
         var request: ImageRequest
-        /// A watermark's mark still to be fetched or drawn, and the plan that lays it.
+        /// The watermark's mark when it was ready at reading (the operator's), else the one still
+        /// to be fetched or drawn; a frame's nine-patch still to be fetched; the plan that lays them.
+        let readyMark: ImageProcessors.Watermark.Mark?
         let pendingMark: WatermarkOptions.Mark?
+        let pendingFrame: URL?
         let plan: RenderPlan
         let encoding: EncodingRequest
         /// Serve the source's bytes as they are: always (`raw`), or when it is in one of these
@@ -282,16 +285,22 @@ public final class ImageProxy: Sendable {
                 let original = try await timings.measure(.download) { () throws(MagpieError) in try await pipeline.data(for: work.request) }
                 guard original.data.count <= limit else { throw MagpieError.responseTooLarge(limit: limit) }
             }
+            var mark = work.readyMark, plan = work.plan
             if let pending = work.pendingMark {
-                let mark: ImageProcessors.Watermark.Mark
                 switch await markImage(pending) {
                 case .success(let made): mark = made
                 case .failure(.drawing(let reason)): return (failure(400, "the watermark's text cannot be drawn: \(reason)"), timings, nil)
                 case .failure(.loading(let error)):
                     return (failure(work.grammar.status(forMark: error), "the watermark: \(error.description)"), timings, nil)
                 }
-                work.request = work.plan.imageRequest(for: work.request.url, mark: mark)
             }
+            if let frame = work.pendingFrame {
+                switch await framePatch(frame) {
+                case .success(let patch): plan = plan.framed(with: patch)
+                case .failure(let error): return (failure(work.grammar.status(forMark: error), "the frame: \(error.description)"), timings, nil)
+                }
+            }
+            if work.pendingMark != nil || work.pendingFrame != nil { work.request = plan.imageRequest(for: work.request.url, mark: mark) }
             let metrics = self.metrics
             let encoded = try await pipeline.encodedImage(for: work.request, encoding: work.encoding) { metrics.joined() }
             if let cache = encoded.cache { metrics.cacheHit(cache) } else { metrics.cacheMiss() }

@@ -46,8 +46,26 @@ extension ThumborFilters {
             // Magpie converts to sRGB and writes no profile.
             try arguments.expect(0...0, usage: "strip_icc()")
         }),
-        ("watermark", watermark),
+        ("watermark", watermark), ("frame", frame),
     ]
+
+    /// `frame(URL)`: the result padded and framed by the nine-patch at URL, where the filter
+    /// stands in the chain. The patch is fetched when the request is answered; until then a
+    /// stand-in that names it the same holds its place.
+    private static func frame(_ arguments: ThumborArguments, _ reading: inout ThumborReading) throws(ThumborFilterFailure) {
+        try arguments.expect(1...1, usage: "frame(URL)")
+        let url: URL
+        do {
+            url = try ThumborPath.source(arguments.string(0))
+        } catch {
+            throw .refuse(error)
+        }
+        reading.options.frame = url
+        reading.options.filters.append(ImageProcessors.NinePatchFrame(patch: .init(identifier: ThumborFilters.frameIdentifier(url), image: ImageProxy.markStandIn)))
+    }
+
+    /// What a frame's patch is known by, in the stand-in and once fetched alike.
+    static func frameIdentifier(_ url: URL) -> String { "frame:" + url.absoluteString }
 
     /// `watermark(URL,X,Y,ALPHA[,W_RATIO[,H_RATIO]])`.
     private static func watermark(_ arguments: ThumborArguments, _ reading: inout ThumborReading) throws(ThumborFilterFailure) {

@@ -9,7 +9,7 @@ enum ThumborFilters {
     /// Every built-in filter by name.
     static let all: [String: Apply] = {
         var table: [String: Apply] = [:]
-        for (name, apply) in geometry + pixels + tone + output + notYet {
+        for (name, apply) in geometry + pixels + tone + output {
             precondition(table[name] == nil, "thumbor's filter '\(name)' is read twice")
             table[name] = apply
         }
@@ -36,12 +36,4 @@ enum ThumborFilters {
             reading.opaquePNGAsJPEG = arguments.has(0) ? try arguments.boolean(0) : true
         }
     ]
-
-    /// Built-in filters Magpie does not carry out yet: a 400 that names them, until they are.
-    private static let notYet: [(String, Apply)] = ["frame"]
-        .map { name in
-            (name, { arguments, _ throws(ThumborFilterFailure) in
-                throw .refuse(.malformed("thumbor's filter '\(arguments.filter.name)' is not supported by Magpie yet"))
-            })
-        }
 }

@@ -43,7 +43,7 @@ struct ProxyBrowserTests {
         #expect(sent.keys.allSatisfy { ["avif", "webp"].contains($0) }, "formats sent: \(sent)")
 
         // After the gallery's formats are counted: one photo under every option of the grid, imgproxy's and thumbor's URLs together, JPEG and PNG among them.
-        let cells = ProxyOptionsPage.imgproxyOptions.count + ProxyOptionsPage.thumborOptions.count
+        let cells = ProxyOptionsPage.cellCount
         let grid = try await chromium.dumpDOM(of: page.appendingPathComponent("options"))
         #expect(grid.contains("data-rendered=\"\(cells)/\(cells)\""), "the grid reports \(Self.attribute("data-rendered", in: grid) ?? "nothing")")
         #expect(grid.components(separatedBy: "data-state=\"rendered\"").count - 1 == cells)

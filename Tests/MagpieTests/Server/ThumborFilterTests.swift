@@ -6,6 +6,7 @@ import MagpieTesting
 import Testing
 
 @testable import MagpieServer
+@testable import MagpieCLI
 
 /// thumbor's filters as thumbor reads them: what it skips (unknown filters, arguments that do not
 /// match their forms, values its filter ignores) is skipped and said, never a 400; what it
@@ -146,6 +147,33 @@ struct ThumborFormatSettingsTests {
             #expect(ImageFormat(sniffing: translucentReply.body) == .png)
             let gif = try await fixture.get("/unsafe/4x4/\(fixture.thumborImage("/s.gif"))")
             #expect(ImageFormat(sniffing: gif.body) == .gif)
+        }
+    }
+
+    /// `frame(URL)`: the nine-patch fetched from the origin once the request is admitted (a
+    /// memory hit needs none), the result padded and framed; a frame from a host the source
+    /// rules refuse is thumbor's 400, and so is one that cannot be loaded.
+    @Test func frameFetchesItsNinePatchAndFramesTheResult() async throws {
+        try await withProxyFixture(configure: {
+            $0.allowsUnsignedURLs = true
+            $0.sources = SourcePolicy(allowedHosts: ["127.0.0.1"])
+        }) { fixture in
+            let photo = try TestImages.texture(width: 300, height: 200, format: .png)
+            fixture.origin.serve("/a.png", .image(photo))
+            fixture.origin.serve("/frame.9.png", .image(try ProxyOptionsPage.ninePatch()))
+            let path = "/unsafe/120x80/filters:frame(\(fixture.thumborImage("/frame.9.png"))):format(png)/\(fixture.thumborImage("/a.png"))"
+            let framed = try await fixture.get(path)
+            try #require(framed.status == 200, "\(framed.text)")
+            let image = try VipsDecoder().decode(framed.body, thumbnail: nil, maximumPixels: .max)
+            // The demo's patch puts the content 9 pixels in on every side.
+            #expect(image.width == 120 + 18 && image.height == 80 + 18)
+            #expect(image.pixel(x: 0, y: 0) == (60, 36, 20, 255) && image.pixel(x: 7, y: 40) == (212, 175, 55, 255))
+            let again = try await fixture.get(path)
+            #expect(again.body == framed.body && fixture.origin.statistics(for: "/frame.9.png").requests == 1)
+            let refused = try await fixture.get("/unsafe/120x80/filters:frame(elsewhere.example/f.png)/\(fixture.thumborImage("/a.png"))")
+            #expect(refused.status == 400, "\(refused.text)")
+            let missing = try await fixture.get("/unsafe/120x80/filters:frame(\(fixture.thumborImage("/none.png")))/\(fixture.thumborImage("/a.png"))")
+            #expect(missing.status == 400, "\(missing.text)")
         }
     }
 
