@@ -31,6 +31,9 @@ public struct HTTPMetadata: Sendable, Equatable, Codable {
     /// one that sent only `Expires`, `max-age` to that date (counted from its arrival), `public`.
     /// What a proxy passes on when told to (imgproxy's `IMGPROXY_CACHE_CONTROL_PASSTHROUGH`).
     public var cacheControl: String?
+    /// When the bytes were made: the response's `Date`; for an encoded result Magpie keeps,
+    /// when it was encoded.
+    public var date: Date?
     /// The URLs the request was redirected to, in order: the last one served the bytes. Kept so
     /// that a load under a ``SourcePolicy`` refuses cached bytes that came through a host the
     /// policy does not allow. Entries written before Magpie recorded redirects have none.
@@ -39,18 +42,19 @@ public struct HTTPMetadata: Sendable, Equatable, Codable {
     /// Creates metadata.
     public init(
         etag: String? = nil, lastModified: String? = nil, contentType: String? = nil, freshUntil: Date? = nil, cacheControl: String? = nil,
-        redirects: [URL] = []
+        date: Date? = nil, redirects: [URL] = []
     ) {
         self.etag = etag
         self.lastModified = lastModified
         self.contentType = contentType
         self.freshUntil = freshUntil
         self.cacheControl = cacheControl
+        self.date = date
         self.redirects = redirects
     }
 
     private enum CodingKeys: String, CodingKey {
-        case etag, lastModified, contentType, freshUntil, cacheControl, redirects
+        case etag, lastModified, contentType, freshUntil, cacheControl, date, redirects
     }
 
     public init(from decoder: any Decoder) throws {
@@ -60,6 +64,7 @@ public struct HTTPMetadata: Sendable, Equatable, Codable {
         contentType = try container.decodeIfPresent(String.self, forKey: .contentType)
         freshUntil = try container.decodeIfPresent(Date.self, forKey: .freshUntil)
         cacheControl = try container.decodeIfPresent(String.self, forKey: .cacheControl)
+        date = try container.decodeIfPresent(Date.self, forKey: .date)
         redirects = try container.decodeIfPresent([URL].self, forKey: .redirects) ?? []
     }
 
@@ -70,6 +75,7 @@ public struct HTTPMetadata: Sendable, Equatable, Codable {
         try container.encodeIfPresent(contentType, forKey: .contentType)
         try container.encodeIfPresent(freshUntil, forKey: .freshUntil)
         try container.encodeIfPresent(cacheControl, forKey: .cacheControl)
+        try container.encodeIfPresent(date, forKey: .date)
         if !redirects.isEmpty { try container.encode(redirects, forKey: .redirects) }
     }
 

@@ -1,3 +1,5 @@
+public import Foundation
+
 /// A request's finished image as bytes, with what an HTTP answer needs to describe it.
 public struct EncodedImage: Sendable {
     /// The encoded bytes.
@@ -16,6 +18,9 @@ public struct EncodedImage: Sendable {
     public let sourceLastModified: String?
     /// How the original's server let it be cached (``HTTPMetadata/cacheControl``).
     public let sourceCacheControl: String?
+    /// When these bytes were encoded (for a disk hit, when they were stored); `nil` for an entry
+    /// kept before Magpie recorded it.
+    public let encodedAt: Date?
     /// The original's `ETag`, if its server sent one: ``sourceValidator`` is then that tag (a
     /// tag is quoted, which neither a date nor a digest is).
     public var sourceETag: String? {
@@ -31,7 +36,7 @@ public struct EncodedImage: Sendable {
 
     init(
         data: [UInt8], format: ImageFormat, source: ImageSource, cache: Cache?, sourceValidator: String, sourceLastModified: String?,
-        sourceCacheControl: String?
+        sourceCacheControl: String?, encodedAt: Date?
     ) {
         self.data = data
         self.format = format
@@ -40,13 +45,14 @@ public struct EncodedImage: Sendable {
         self.sourceValidator = sourceValidator
         self.sourceLastModified = sourceLastModified
         self.sourceCacheControl = sourceCacheControl
+        self.encodedAt = encodedAt
     }
 
     /// The same bytes answered from `cache`.
     func answered(from cache: Cache) -> EncodedImage {
         EncodedImage(
             data: data, format: format, source: cache == .memory ? .memory : .disk, cache: cache, sourceValidator: sourceValidator,
-            sourceLastModified: sourceLastModified, sourceCacheControl: sourceCacheControl)
+            sourceLastModified: sourceLastModified, sourceCacheControl: sourceCacheControl, encodedAt: encodedAt)
     }
 
     /// The validator of an original: the one way both the encode stage and a caller holding the

@@ -146,7 +146,8 @@ struct DataLoader: Sendable {
                 lastModified: response.headers.first(name: "Last-Modified"),
                 contentType: response.headers.first(name: "Content-Type"),
                 freshUntil: HTTPFreshness.freshUntil(headers: responseHeaders, receivedAt: now()),
-                cacheControl: HTTPFreshness.cacheControl(headers: responseHeaders, receivedAt: now()), redirects: redirects)
+                cacheControl: HTTPFreshness.cacheControl(headers: responseHeaders, receivedAt: now()),
+                date: response.headers.first(name: "Date").flatMap(HTTPDate.parse), redirects: redirects)
             if status == 304, cached != nil {
                 await discard(response.body)
                 return .notModified(metadata)

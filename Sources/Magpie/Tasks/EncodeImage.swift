@@ -51,7 +51,8 @@ final class EncodeImage: Sendable {
         }
         var encoded = EncodedImage(
             data: bytes, format: format, source: made.source, cache: nil, sourceValidator: validator,
-            sourceLastModified: made.metadata?.lastModified, sourceCacheControl: made.metadata?.cacheControl)
+            sourceLastModified: made.metadata?.lastModified, sourceCacheControl: made.metadata?.cacheControl,
+            encodedAt: context.configuration.wallClock())
         encoded.timings = timings
         keep(encoded, key: key, redirects: made.redirects)
         return encoded
@@ -66,7 +67,7 @@ final class EncodeImage: Sendable {
         let metadata = HTTPMetadata(
             etag: encoded.sourceValidator, lastModified: encoded.sourceLastModified, contentType: encoded.format.mediaType,
             freshUntil: maximumAge.map { context.configuration.wallClock().addingTimeInterval($0.timeInterval) },
-            cacheControl: encoded.sourceCacheControl, redirects: redirects)
+            cacheControl: encoded.sourceCacheControl, date: encoded.encodedAt, redirects: redirects)
         dataCache.storeVariant(encoded.data, for: key.stored.data, variant: key.stored.variant, metadata: metadata)
         context.recorder.record(.variantStored)
     }
@@ -89,7 +90,7 @@ final class EncodeImage: Sendable {
         guard format != .unknown else { return nil }
         let encoded = EncodedImage(
             data: entry.data, format: format, source: .disk, cache: .disk, sourceValidator: validator,
-            sourceLastModified: entry.metadata.lastModified, sourceCacheControl: entry.metadata.cacheControl)
+            sourceLastModified: entry.metadata.lastModified, sourceCacheControl: entry.metadata.cacheControl, encodedAt: entry.metadata.date)
         context.encodedCache?.store(encoded, for: key.stored, maximumAge: maximumAge)
         return encoded
     }

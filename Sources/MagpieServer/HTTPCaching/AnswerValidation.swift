@@ -30,6 +30,10 @@ public struct AnswerValidation: Sendable, Hashable {
         /// imgproxy does. With a `buster`, no answer is older than it, and a client's date
         /// that is not later than the buster is not asked (its copy predates the buster).
         case origin(buster: Date?)
+        /// When the result was made, as thumbor dates an answer from its result storage
+        /// (`SEND_IF_MODIFIED_LAST_MODIFIED_HEADERS`): a client's `If-Modified-Since` not
+        /// earlier is answered 304 from a result Magpie holds.
+        case resultMade
         /// No `Last-Modified`; `If-Modified-Since` is not looked at.
         case none
     }
@@ -51,9 +55,11 @@ struct AnswerValidators: Sendable {
 }
 
 extension AnswerValidation {
-    /// The validators of an answer made from a source with these validators; `derivedTag` is
-    /// the tag Magpie derives, needed only when tags are derived.
-    func validators(sourceETag: String?, sourceLastModified: String?, derivedTag: @autoclosure () -> String) -> AnswerValidators {
+    /// The validators of an answer made from a source with these validators, at `resultMade`
+    /// when it is made; `derivedTag` is the tag Magpie derives, needed only when tags are derived.
+    func validators(
+        sourceETag: String?, sourceLastModified: String?, resultMade: Date? = nil, derivedTag: @autoclosure () -> String
+    ) -> AnswerValidators {
         var validators = AnswerValidators()
         switch etags {
         case .derived: validators.etag = derivedTag()
@@ -67,6 +73,7 @@ extension AnswerValidation {
                 guard let buster, let parsed = HTTPDate.parse(date), parsed < buster else { return date }
                 return HTTPDate.format(buster)
             }
+        case .resultMade: validators.lastModified = resultMade.map(HTTPDate.format)
         case .none: break
         }
         return validators

@@ -18,7 +18,7 @@ extension ImageProxy {
 
     func success(_ encoded: EncodedImage, work: Work, request: ProxyRequest) -> ProxyResponse {
         let validators = configuration.validation.validators(
-            sourceETag: encoded.sourceETag, sourceLastModified: encoded.sourceLastModified,
+            sourceETag: encoded.sourceETag, sourceLastModified: encoded.sourceLastModified, resultMade: encoded.encodedAt,
             derivedTag: work.etag(sourceValidator: encoded.sourceValidator))
         if configuration.validation.isCurrent(request.headers, validators) {
             return notModified(validators, work: work, sourceCacheControl: encoded.sourceCacheControl)

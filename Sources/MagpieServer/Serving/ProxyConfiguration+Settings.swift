@@ -45,6 +45,7 @@ extension ProxyConfiguration {
     /// | `imgproxy.arguments.separator`, `.only.presets`, `.base.url`, `.base64.url.includes.filename`, `.url.replacements`, `.allowed.processing.options`, `.trusted.signatures` | `IMGPROXY_ARGUMENTS_SEPARATOR`, ... | ``imgproxyURLRules`` |
     /// | `imgproxy.use.etag`, `.etag.buster`, `.use.last.modified`, `.last.modified.buster` | `IMGPROXY_USE_ETAG`, `IMGPROXY_ETAG_BUSTER`, `IMGPROXY_USE_LAST_MODIFIED`, `IMGPROXY_LAST_MODIFIED_BUSTER` | ``validation`` |
     /// | `imgproxy.cache.control.passthrough` | `IMGPROXY_CACHE_CONTROL_PASSTHROUGH` | ``passesSourceCacheControl`` |
+    /// | `send.if.modified.last.modified.headers` | `SEND_IF_MODIFIED_LAST_MODIFIED_HEADERS` | ``validation``: `.resultMade` |
     /// | `max.age` | `MAX_AGE` | ``thumborMaxAge`` |
     /// | `svg.dpi` | `SVG_DPI` | ``thumborSVGDPI`` |
     /// | `max.width`, `max.height` | `MAX_WIDTH`, `MAX_HEIGHT` | ``thumborSourceLimit`` |

@@ -6,7 +6,9 @@ extension ProxyConfiguration {
     /// origin; `false`: none), `IMGPROXY_ETAG_BUSTER`, `IMGPROXY_USE_LAST_MODIFIED` (the
     /// origin's dates, asked of the origin; `false`: none), `IMGPROXY_LAST_MODIFIED_BUSTER`
     /// (an RFC 3339 time). Unset, Magpie's own validation stands (``AnswerValidation``).
-    /// And `IMGPROXY_CACHE_CONTROL_PASSTHROUGH`, the source's caching passed on.
+    /// And `IMGPROXY_CACHE_CONTROL_PASSTHROUGH`, the source's caching passed on, and thumbor's
+    /// `SEND_IF_MODIFIED_LAST_MODIFIED_HEADERS` (answers dated by when their result was made).
+    /// The last of these settings read wins where two speak of `Last-Modified`.
     mutating func readValidation(_ settings: ConfigReader) throws(ProxyConfigurationError) {
         let etagBuster = settings.string(forKey: "imgproxy.etag.buster").flatMap { $0.isEmpty ? nil : $0 }
         if let buster = etagBuster {
@@ -26,6 +28,10 @@ extension ProxyConfiguration {
         }
         if let on = try Self.boolean(settings, "imgproxy.use.last.modified", "IMGPROXY_USE_LAST_MODIFIED") {
             validation.lastModified = on ? .origin(buster: dateBuster) : .none
+        }
+        // thumbor's: answers dated by when their result was made.
+        if let on = try Self.boolean(settings, "send.if.modified.last.modified.headers", "SEND_IF_MODIFIED_LAST_MODIFIED_HEADERS") {
+            validation.lastModified = on ? .resultMade : .none
         }
         if let on = try Self.boolean(settings, "imgproxy.cache.control.passthrough", "IMGPROXY_CACHE_CONTROL_PASSTHROUGH") {
             passesSourceCacheControl = on

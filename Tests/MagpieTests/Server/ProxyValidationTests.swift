@@ -97,6 +97,29 @@ struct ProxyValidationTests {
         }
     }
 
+    /// thumbor's SEND_IF_MODIFIED_LAST_MODIFIED_HEADERS: answers dated by when their result was
+    /// made (on the pipeline's clock), whatever the source says; a client's date not earlier is
+    /// a 304, an earlier one a 200.
+    @Test func answersDatedByTheirResult() async throws {
+        let clock = ManualClock()
+        try await withProxyFixture(configure: {
+            $0.pipeline.wallClock = clock.wall
+            $0.allowsUnsignedURLs = true
+            try $0.read(Self.settings(["SEND_IF_MODIFIED_LAST_MODIFIED_HEADERS": "True"]))
+        }) { fixture in
+            fixture.origin.serve("/a.jpg", Self.route(lastModified: Self.sourceDate))
+            let made = HTTPDate.format(clock.wall())
+            let path = "/unsafe/100x0/\(fixture.thumborImage("/a.jpg"))"
+            let first = try await fixture.get(path)
+            #expect(first.status == 200 && first.header("Last-Modified") == made)
+            clock.advance(by: .seconds(30))
+            let again = try await fixture.get(path, headers: ["If-Modified-Since": made])
+            #expect(again.status == 304 && again.header("Last-Modified") == made)
+            let earlier = try await fixture.get(path, headers: ["If-Modified-Since": Self.sourceDate])
+            #expect(earlier.status == 200)
+        }
+    }
+
     /// The source's caching passed on when asked (its Cache-Control, or max-age to its
     /// Expires), the proxy's own otherwise and by default.
     @Test func sourceCachingPassedOnWhenAsked() async throws {
@@ -130,7 +153,11 @@ struct ProxyValidationTests {
                 _ = try await fixture.proxy.pipeline.data(for: request)
                 Issue.record("a 304 came back as data")
             } catch {
-                #expect(error as? MagpieError == .notModified(request.url, HTTPMetadata(etag: "\"v7\"", contentType: "image/jpeg")), "\(error)")
+                guard case .notModified(let url, let metadata)? = error as? MagpieError else {
+                    Issue.record("not a 304: \(error)")
+                    return
+                }
+                #expect(url == request.url && metadata.etag == "\"v7\"" && metadata.date != nil)
             }
             request.headers = ["If-None-Match": "\"v6\""]
             let changed = try await fixture.proxy.pipeline.data(for: request)

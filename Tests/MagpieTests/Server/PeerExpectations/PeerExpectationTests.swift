@@ -189,12 +189,18 @@ struct PeerExpectationTests {
     /// row's notes name (`request Accept: image/webp,*/*;q=0.8; ...`, `request header Accept:
     /// image/jxl -> ...`; the value runs to the first space).
     static func requestHeaders(_ row: PeerRow) -> [String: String] {
-        var headers = fields(row, "request")
+        var headers = fields(row, "request").mapValues(Self.relativeDate)
         if let start = row.notes.range(of: "Accept: ") {
             let value = row.notes[start.upperBound...].prefix { !$0.isWhitespace }
             headers["Accept"] = String(value.reversed().drop { ";,)".contains($0) }.reversed())
         }
         return headers
+    }
+
+    /// `now+N` as the HTTP date N seconds from now; any other value as it is.
+    static func relativeDate(_ value: String) -> String {
+        guard value.hasPrefix("now+"), let seconds = Double(value.dropFirst("now+".count)) else { return value }
+        return HTTPDate.format(Date().addingTimeInterval(seconds))
     }
 
     /// The `NAME:VALUE` header fields of a row's checks with this key.
@@ -218,9 +224,7 @@ struct PeerExpectationTests {
         var route = ServedRoute.image(Array(try Data(contentsOf: file)))
         route.etag = fields.removeValue(forKey: "ETag")
         route.lastModified = fields.removeValue(forKey: "Last-Modified")
-        if let expires = fields["Expires"], expires.hasPrefix("now+"), let seconds = Double(expires.dropFirst("now+".count)) {
-            fields["Expires"] = HTTPDate.format(Date().addingTimeInterval(seconds))
-        }
+        if let expires = fields["Expires"] { fields["Expires"] = relativeDate(expires) }
         route.headers = fields
         return route
     }
