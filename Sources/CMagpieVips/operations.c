@@ -101,6 +101,23 @@ static int reduce(VipsImage *in, double target_width, double target_height, Vips
     return failed;
 }
 
+// Enlarging along one axis only. libvips' resize filters the axis it leaves at scale 1 as
+// well, half a pixel off (a 5x3 stretched to 36x3 turns a row of 200 into 110); an affine
+// transform that maps pixel centres onto pixel centres leaves that axis exactly as it was.
+static int enlarge_one_axis(VipsImage *in, double hscale, double vscale, VipsImage **out) {
+    int width = (int)fmax(1, round(vips_image_get_width(in) * hscale));
+    int height = (int)fmax(1, round(vips_image_get_height(in) * vscale));
+    VipsInterpolate *bicubic = vips_interpolate_new("bicubic");
+    if (!bicubic) return -1;
+    // output = scale * (input + 0.5) - 0.5: centres onto centres.
+    VipsArrayInt *area = vips_array_int_newv(4, 0, 0, width, height);
+    int failed = vips_affine(in, out, hscale, 0, 0, vscale, "interpolate", bicubic, "idx", 0.5, "idy", 0.5, "odx", -0.5, "ody", -0.5,
+                             "oarea", area, "extend", VIPS_EXTEND_COPY, NULL);
+    vips_area_unref(VIPS_AREA(area));
+    g_object_unref(bicubic);
+    return failed;
+}
+
 static int resize(VipsImage *rgba, int opaque, const magpie_process_options *options, magpie_crop_box *box, VipsImage **out) {
     double actual_width = vips_image_get_width(rgba), actual_height = vips_image_get_height(rgba);
     // The output is sized from the whole image even when the bitmap holds it decoded smaller.
@@ -120,9 +137,11 @@ static int resize(VipsImage *rgba, int opaque, const magpie_process_options *opt
     }
     VipsImage *filtered = NULL, *resized = NULL, *finished = NULL;
     if (prepare_for_filtering(rgba, opaque, &filtered)) return -1;
-    int failed = horizontal > 1.0 || vertical > 1.0
-        ? vips_resize(filtered, &resized, width * horizontal / actual_width, "vscale", height * vertical / actual_height,
-                      "kernel", VIPS_KERNEL_LANCZOS3, NULL)
+    double hscale = width * horizontal / actual_width, vscale = height * vertical / actual_height;
+    int failed = (hscale > 1.0 && vscale == 1.0) || (vscale > 1.0 && hscale == 1.0)
+        ? enlarge_one_axis(filtered, hscale, vscale, &resized)
+        : horizontal > 1.0 || vertical > 1.0
+        ? vips_resize(filtered, &resized, hscale, "vscale", vscale, "kernel", VIPS_KERNEL_LANCZOS3, NULL)
         : reduce(filtered, width * horizontal, height * vertical, &resized);
     g_object_unref(filtered);
     if (failed) return -1;

@@ -116,30 +116,13 @@ struct NinePatch {
         return DecodedImage(width: width, height: height, pixels: pixels)
     }
 
-    /// The patch's rectangle resized to `width` x `height`. A cell stretched along one axis only
-    /// is stretched a line at a time: libvips' resize filters the axis it does not scale as well,
-    /// which would blur the lines of a frame's edge into one another.
+    /// The patch's rectangle resized to `width` x `height` (a cell stretched along one axis
+    /// keeps the other exactly as drawn: ``ImageProcessors/Resize`` enlarges one axis alone).
     private static func cell(
         _ patch: DecodedImage, x: Int, y: Int, width: Int, height: Int, to targetWidth: Int, _ targetHeight: Int
     ) throws(MagpieError) -> DecodedImage {
         let cut = try ImageProcessors.Crop(.rectangle(x: x, y: y, width: width, height: height)).process(patch)
         if width == targetWidth, height == targetHeight { return cut }
-        if width != targetWidth, height != targetHeight {
-            return try ImageProcessors.Resize(width: targetWidth, height: targetHeight, fit: .exact, upscale: true).process(cut)
-        }
-        let across = width != targetWidth
-        var pixels = [UInt8](repeating: 0, count: targetWidth * targetHeight * 4)
-        for line in 0..<(across ? height : width) {
-            let strip = try ImageProcessors.Crop(.rectangle(x: across ? 0 : line, y: across ? line : 0, width: across ? width : 1, height: across ? 1 : height))
-                .process(cut)
-            let stretched = try ImageProcessors.Resize(width: across ? targetWidth : 1, height: across ? 1 : targetHeight, fit: .exact, upscale: true)
-                .process(strip)
-            for index in 0..<(across ? targetWidth : targetHeight) {
-                let (column, row) = across ? (index, line) : (line, index)
-                let to = (row * targetWidth + column) * 4
-                pixels.replaceSubrange(to..<to + 4, with: stretched.pixels[index * 4..<index * 4 + 4])
-            }
-        }
-        return DecodedImage(width: targetWidth, height: targetHeight, pixels: pixels)
+        return try ImageProcessors.Resize(width: targetWidth, height: targetHeight, fit: .exact, upscale: true).process(cut)
     }
 }

@@ -123,4 +123,30 @@ struct ProcessorBehaviourTests {
         #expect(Set(identifiers).count == identifiers.count)
         #expect(identifiers.allSatisfy { $0.hasPrefix("magpie.") && $0.contains("/1") }, "versioned")
     }
+
+    /// A resize that scales one axis leaves the other exactly as it was: rows across a horizontal
+    /// stretch or shrink, columns down a vertical one. (libvips' resize filtered the axis it left
+    /// at scale 1, half a pixel off: a row of 200 became 110.)
+    @Test(arguments: [(5, 3, 36, 3), (40, 3, 10, 3), (3, 5, 3, 36), (3, 40, 3, 10)])
+    func aResizeAlongOneAxisLeavesTheOtherAsItWas(_ sizes: (Int, Int, Int, Int)) throws {
+        let (width, height, targetWidth, targetHeight) = sizes
+        let across = height == targetHeight
+        var pixels: [UInt8] = []
+        for y in 0..<height {
+            for x in 0..<width {
+                // Bands along the scaled axis: each row (or column) one level, the last far off.
+                let line = across ? y : x, last = across ? height - 1 : width - 1
+                let level: UInt8 = line == last ? 200 : UInt8(20 + line * 10)
+                pixels += [level, level, level, 255]
+            }
+        }
+        let image = DecodedImage(width: width, height: height, pixels: pixels)
+        let resized = try ImageProcessors.Resize(width: targetWidth, height: targetHeight, fit: .exact, upscale: true).process(image)
+        #expect(resized.width == targetWidth && resized.height == targetHeight)
+        for line in 0..<(across ? height : width) {
+            let expected = image.pixel(x: across ? 0 : line, y: across ? line : 0).red
+            let got = across ? resized.pixel(x: targetWidth / 2, y: line).red : resized.pixel(x: line, y: targetHeight / 2).red
+            #expect(got == expected, "line \(line): \(got), drawn \(expected)")
+        }
+    }
 }
