@@ -5,14 +5,19 @@ extension ImageProcessors {
     /// reads. The image is first padded, on white, so that the content area falls on it; the
     /// patch, without its border, is then stretched to the padded size (fixed rows and columns
     /// keep their size, stretchy ones share the rest) and laid over it. Every frame of an
-    /// animation is framed alike.
+    /// animation is framed alike. The framed result is held to the limits like a layout's
+    /// (refused with ``MagpieError/outputTooLarge(width:height:maximumSide:maximumPixels:)``
+    /// before the padding is allocated).
     public struct NinePatchFrame: ImageProcessing {
         /// The nine-patch, border included.
         public let patch: Watermark.Mark
+        /// The framed result's limits; `nil`: ``Layout/maximumSide`` and ``Layout/maximumPixels``.
+        public let limits: ProcessingLimits?
 
         /// Creates the processor; the patch's markers are read when it runs.
-        public init(patch: Watermark.Mark) {
+        public init(patch: Watermark.Mark, limits: ProcessingLimits? = nil) {
             self.patch = patch
+            self.limits = limits
         }
 
         public var identifier: String { "magpie.nine-patch-frame/1?patch=\(patch.identifier)" }
@@ -22,12 +27,16 @@ extension ImageProcessors {
                 throw .processingFailed(processor: identifier, reason: "a nine-patch is at least 3 x 3 pixels, its border included")
             }
             let padding = markers.padding
+            let (width, height) = (image.width + padding.left + padding.right, image.height + padding.top + padding.bottom)
+            let side = min(limits?.maximumDimension ?? Layout.maximumSide, Layout.maximumSide)
+            let pixels = min(limits?.maximumOutputPixels ?? Layout.maximumPixels, Layout.maximumPixels)
+            guard width <= side, height <= side, width * height <= pixels else {
+                throw .outputTooLarge(width: width, height: height, maximumSide: side, maximumPixels: pixels)
+            }
             var padded = image
             if padding != (0, 0, 0, 0) {
-                padded = try Embed(
-                    width: image.width + padding.left + padding.right, height: image.height + padding.top + padding.bottom,
-                    x: padding.left, y: padding.top, background: Colour(red: 255, green: 255, blue: 255)
-                ).process(image)
+                padded = try Embed(width: width, height: height, x: padding.left, y: padding.top, background: Colour(red: 255, green: 255, blue: 255))
+                    .process(image)
             }
             let layer = try markers.stretched(patch.image, width: padded.width, height: padded.height)
             return try Watermark(

@@ -23,7 +23,10 @@ public struct FilterChain: Sendable, Hashable {
     /// names it the same, until its patch is fetched).
     func framing(with patch: ImageProcessors.Watermark.Mark) -> FilterChain {
         var chain = self
-        chain.processors = processors.map { $0 is ImageProcessors.NinePatchFrame ? ImageProcessors.NinePatchFrame(patch: patch) : $0 }
+        chain.processors = processors.map { processor in
+            guard let frame = processor as? ImageProcessors.NinePatchFrame else { return processor }
+            return ImageProcessors.NinePatchFrame(patch: patch, limits: frame.limits)
+        }
         return chain
     }
 

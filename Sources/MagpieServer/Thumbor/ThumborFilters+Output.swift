@@ -61,7 +61,8 @@ extension ThumborFilters {
             throw .refuse(error)
         }
         reading.options.frame = url
-        reading.options.filters.append(ImageProcessors.NinePatchFrame(patch: .init(identifier: ThumborFilters.frameIdentifier(url), image: ImageProxy.markStandIn)))
+        reading.options.filters.append(
+            ImageProcessors.NinePatchFrame(patch: .init(identifier: ThumborFilters.frameIdentifier(url), image: ImageProxy.markStandIn), limits: reading.limits))
     }
 
     /// What a frame's patch is known by, in the stand-in and once fetched alike.

@@ -151,6 +151,12 @@ struct ThumborFilterPixelTests {
         #expect(abs(Int(band.red) - 228) <= 2 && abs(Int(band.green) - 127) <= 2 && band.alpha == 255, "\(band)")
         let middle = framed.pixel(x: 34, y: 23), source = Self.image.pixel(x: 30, y: 20)
         #expect(middle == source)
+        // The framed size is held to the limits before the padding is allocated.
+        var limits = ProcessingLimits()
+        limits.maximumDimension = 64
+        #expect(throws: MagpieError.outputTooLarge(width: 68, height: 46, maximumSide: 64, maximumPixels: 40_000_000)) {
+            try ImageProcessors.NinePatchFrame(patch: .init(identifier: "test", image: Self.ninePatch), limits: limits).process(Self.image)
+        }
         // A patch without markers is drawn at its size, nothing stretched or padded.
         let bare = DecodedImage(width: 3, height: 3, pixels: [UInt8](repeating: 0, count: 36))
         #expect(try ImageProcessors.NinePatchFrame(patch: .init(identifier: "bare", image: bare)).process(Self.image).width == 60)
