@@ -1,6 +1,36 @@
 #include "shim_internal.h"
 
+#include <stdint.h>
+#include <string.h>
 #include <vips/vips.h>
+
+// Whether an embedded profile names itself sRGB ("sRGB IEC61966-2.1", "sRGB built-in"...), in
+// a v2 `desc` or a v4 `mluc` description: its pixels are sRGB already, and converting them to
+// libvips' own sRGB would cost a pass and move levels by one here and there.
+static int profile_is_srgb(VipsImage *image) {
+    const unsigned char *icc = NULL;
+    size_t length = 0;
+    if (vips_image_get_blob(image, VIPS_META_ICC_NAME, (const void **)&icc, &length) || length < 132) return 0;
+    uint32_t count = (uint32_t)icc[128] << 24 | icc[129] << 16 | icc[130] << 8 | icc[131];
+    for (uint32_t tag = 0; tag < count && 132 + 12 * (size_t)tag + 12 <= length; tag++) {
+        const unsigned char *entry = icc + 132 + 12 * (size_t)tag;
+        if (memcmp(entry, "desc", 4) != 0) continue;
+        size_t offset = (size_t)entry[4] << 24 | entry[5] << 16 | entry[6] << 8 | entry[7];
+        if (offset + 28 > length) return 0;
+        const unsigned char *description = icc + offset;
+        if (memcmp(description, "desc", 4) == 0) return memcmp(description + 12, "sRGB", 4) == 0;
+        if (memcmp(description, "mluc", 4) == 0) {
+            // The first record's text, UTF-16 big-endian.
+            size_t bytes = (size_t)description[20] << 24 | description[21] << 16 | description[22] << 8 | description[23];
+            size_t text = (size_t)description[24] << 24 | description[25] << 16 | description[26] << 8 | description[27];
+            if (bytes < 8 || offset + text + 8 > length) return 0;
+            const unsigned char *utf16 = description + text;
+            return utf16[1] == 's' && utf16[3] == 'R' && utf16[5] == 'G' && utf16[7] == 'B' && !utf16[0] && !utf16[2];
+        }
+        return 0;
+    }
+    return 0;
+}
 
 // Brings any decoded image to 8-bit sRGB with an alpha band.
 magpie_status magpie_to_rgba8(VipsImage *in, VipsImage **out, char *error, size_t error_length) {
@@ -8,7 +38,8 @@ magpie_status magpie_to_rgba8(VipsImage *in, VipsImage **out, char *error, size_
     g_object_ref(current);
     VipsImage *next = NULL;
 
-    if (vips_image_get_interpretation(current) != VIPS_INTERPRETATION_CMYK && vips_image_get_typeof(current, VIPS_META_ICC_NAME)) {
+    if (vips_image_get_interpretation(current) != VIPS_INTERPRETATION_CMYK && vips_image_get_typeof(current, VIPS_META_ICC_NAME) &&
+        !profile_is_srgb(current)) {
         // An embedded profile says what the numbers mean (Display P3 from a phone, Adobe RGB,
         // a grey gamma): Magpie's pixels are sRGB, so they are converted. A profile that does
         // not fit the image, or does not parse, is ignored, as browsers ignore it.

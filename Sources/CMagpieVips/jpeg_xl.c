@@ -51,8 +51,14 @@ magpie_status magpie_jxl_size(const void *data, size_t length, int *width, int *
     return status;
 }
 
-/// The profile of the decoded pixels, when libjxl describes them with one.
+/// The profile of the decoded pixels, when libjxl describes them with one other than sRGB (the
+/// pixels are then sRGB already, and a profile would only be converted to itself).
 static void attach_profile(JxlDecoder *decoder, VipsImage *image) {
+    JxlColorEncoding encoding;
+    if (JxlDecoderGetColorAsEncodedProfile(decoder, NULL, JXL_COLOR_PROFILE_TARGET_DATA, &encoding) == JXL_DEC_SUCCESS &&
+        encoding.white_point == JXL_WHITE_POINT_D65 && encoding.transfer_function == JXL_TRANSFER_FUNCTION_SRGB &&
+        (encoding.color_space == JXL_COLOR_SPACE_GRAY || encoding.primaries == JXL_PRIMARIES_SRGB))
+        return;
     size_t size = 0;
     if (JxlDecoderGetICCProfileSize(decoder, NULL, JXL_COLOR_PROFILE_TARGET_DATA, &size) != JXL_DEC_SUCCESS || size == 0) return;
     void *profile = g_try_malloc(size);
