@@ -79,9 +79,12 @@ extension AnswerValidation {
         return validators
     }
 
-    /// Whether the request asks conditionally in a way these rules look at.
+    /// Whether the request asks conditionally in a way the original can answer before the result
+    /// is made. A result's own date (`.resultMade`) exists only once it is made, so that
+    /// condition is left to the answer.
     func isConditional(_ headers: [String: String]) -> Bool {
-        (etags != .none && headers["if-none-match"] != nil) || (lastModified != .none && headers["if-modified-since"] != nil)
+        (etags != .none && headers["if-none-match"] != nil)
+            || (lastModified != .none && lastModified != .resultMade && headers["if-modified-since"] != nil)
     }
 
     /// Whether a client that sent `headers` holds the version `validators` name: its
