@@ -1,45 +1,51 @@
 public import Foundation
 
 /// A URL prefix sources must start with, as imgproxy's `IMGPROXY_ALLOWED_SOURCES` names them:
-/// `https://images.example.com/`, `http://127.0.0.1:8080/photos/`, `https://*.example.com/`.
+/// `https://images.example.com/`, `http://127.0.0.1:8080/photos/`, `https://*.example.com/`,
+/// and for sources a ``SourceLoader`` reads, `local://` or `s3://bucket/photos/`.
 /// `*` stands for any characters but `/`. The prefix is compared part by part (scheme, host
 /// in its one spelling, port, then the path), never as text, so `http://a.example:8080` does not
 /// let `http://a.example:8080@elsewhere/` through as a string prefix would.
 public struct SourcePrefix: Sendable, Hashable, CustomStringConvertible {
     public let scheme: String
-    /// Canonical host, or a pattern with `*`.
+    /// Canonical host, or a pattern with `*`; empty for a prefix with none (`local://`).
     public let host: String
-    /// The port, explicit or the scheme's own.
+    /// The port, explicit or the scheme's own; 0 for schemes that are not HTTP.
     public let port: Int
     /// What the path (percent-encoded, as the URL writes it) starts with; may hold `*`.
     public let path: String
 
-    /// Reads `text`; `nil` when it is not an `http` or `https` URL with a host.
+    /// Reads `text`; `nil` when it is not a URL with a scheme and, for `http` and `https`, a
+    /// host.
     public init?(_ text: String) {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         // A `*` in the host is no URL syntax: read with a stand-in, then put back.
         guard let url = URL(string: trimmed.replacingOccurrences(of: "*", with: "magpie-any-")),
-            let scheme = url.scheme?.lowercased(), let defaultPort = Self.defaultPorts[scheme],
-            let host = url.host(percentEncoded: false), url.user == nil, url.query == nil
+            let scheme = url.scheme?.lowercased(), trimmed.dropFirst(scheme.count).hasPrefix("://"),
+            url.user == nil, url.query == nil
         else { return nil }
-        let pattern = host.replacingOccurrences(of: "magpie-any-", with: "*")
-        guard let canonical = pattern.contains("*") ? pattern.lowercased() : SourcePolicy.canonicalHost(pattern) else { return nil }
+        let written = url.host(percentEncoded: false) ?? ""
+        let defaultPort = Self.defaultPorts[scheme]
+        guard defaultPort == nil || !written.isEmpty else { return nil }
+        let pattern = written.replacingOccurrences(of: "magpie-any-", with: "*")
+        guard let canonical = pattern.isEmpty || pattern.contains("*") ? pattern.lowercased() : SourcePolicy.canonicalHost(pattern) else { return nil }
         self.scheme = scheme
         self.host = canonical
-        port = url.port ?? defaultPort
+        port = defaultPort.map { url.port ?? $0 } ?? 0
         path = url.path(percentEncoded: true).replacingOccurrences(of: "magpie-any-", with: "*")
     }
 
     public var description: String {
-        "\(scheme)://\(host.contains(":") ? "[\(host)]" : host)\(port == Self.defaultPorts[scheme] ? "" : ":\(port)")\(path)"
+        "\(scheme)://\(host.contains(":") ? "[\(host)]" : host)\(port == (Self.defaultPorts[scheme] ?? 0) ? "" : ":\(port)")\(path)"
     }
 
     /// Whether `url` starts with this prefix.
     public func matches(_ url: URL) -> Bool {
         guard let urlScheme = url.scheme?.lowercased(), urlScheme == scheme, url.user == nil,
-            (url.port ?? Self.defaultPorts[urlScheme]) == port,
-            let urlHost = url.host(percentEncoded: false).flatMap(SourcePolicy.canonicalHost)
+            (Self.defaultPorts[urlScheme].map { url.port ?? $0 } ?? 0) == port
         else { return false }
+        let written = url.host(percentEncoded: false) ?? ""
+        guard let urlHost = written.isEmpty ? "" : SourcePolicy.canonicalHost(written) else { return false }
         return Self.glob(host, matchesWhole: urlHost) && Self.glob(path, matchesStartOf: url.path(percentEncoded: true))
     }
 

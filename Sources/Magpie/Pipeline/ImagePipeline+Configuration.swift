@@ -82,8 +82,13 @@ extension ImagePipeline {
         public var maximumAnimationPixels = 100_000_000
         /// Redirects followed before failing with ``MagpieError/tooManyRedirects(_:)``.
         public var maximumRedirects = 5
-        /// Whether `file:` URLs may be loaded (read directly, never cached on disk).
+        /// Whether `file:` URLs may be loaded (read directly, never cached on disk): a
+        /// ``FileSystemLoader`` for the `file` scheme, unless ``sourceLoaders`` has its own.
         public var allowsFileURLs = false
+        /// Loaders for schemes other than `http` and `https`, by scheme in lower case
+        /// (`local`, `s3`...): URLs of these schemes are loaded by them, never cached on
+        /// disk, and need no host. See ``SourceLoader``.
+        public var sourceLoaders: [String: any SourceLoader] = [:]
         /// How long a URL that failed for a non-transient reason is not tried again.
         /// `.zero` turns the blocklist off.
         public var failedURLBlockDuration: Duration = .seconds(300)

@@ -49,8 +49,9 @@ public final class ImagePipeline: Sendable {
             configuration.dataCache
             ?? configuration.diskCache.map { DataCache(configuration: $0, logger: configuration.logger, now: configuration.wallClock) }
         clients = OutboundClients(configuration: configuration)
-        var schemes: Set = ["http", "https"]
-        if configuration.allowsFileURLs { schemes.insert("file") }
+        var sourceLoaders: [String: any SourceLoader] = [:]
+        for (scheme, loader) in configuration.sourceLoaders { sourceLoaders[scheme.lowercased()] = loader }
+        if configuration.allowsFileURLs, sourceLoaders["file"] == nil { sourceLoaders["file"] = FileSystemLoader() }
         context = PipelineContext(
             configuration: configuration,
             memoryCache: memoryCache,
@@ -64,9 +65,10 @@ public final class ImagePipeline: Sendable {
                     idleTimeout: configuration.idleTimeout,
                     totalTimeout: configuration.totalTimeout,
                     connectTimeout: configuration.connectTimeout,
-                    allowedSchemes: schemes.subtracting(["file"])),
+                    allowedSchemes: ["http", "https"]),
                 partials: configuration.resumableDownloads.map { PartialBodies(limits: $0, now: configuration.clock) },
                 logger: configuration.logger),
+            sourceLoaders: sourceLoaders,
             scheduler: DownloadScheduler(
                 maximumConcurrent: configuration.maximumConcurrentDownloads,
                 order: configuration.downloadOrder == .fifo ? .fifo : .lifo),

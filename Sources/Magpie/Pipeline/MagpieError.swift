@@ -25,6 +25,9 @@ public enum MagpieError: Error, Sendable, Equatable, CustomStringConvertible {
     case blocked(URL)
     /// The server answered with a status other than 2xx (or 304 to a revalidation).
     case httpStatus(Int, URL)
+    /// A ``SourceLoader`` found nothing at the URL (a missing file under a file-system
+    /// loader's root): the counterpart of an HTTP 404 for sources that are not HTTP.
+    case sourceNotFound(URL)
     /// The response body is larger than ``ImagePipeline/Configuration/maximumResponseBytes``.
     case responseTooLarge(limit: Int)
     /// The host is not allowed by the ``SourcePolicy``: the requested URL's own host
@@ -95,7 +98,7 @@ public enum MagpieError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .invalidURL, .blocked, .cancelled, ._nonExhaustive: .request
         case .sourceNotAllowed(_, let hop, _): hop == 0 ? .request : .fetch
-        case .httpStatus, .responseTooLarge, .tooManyRedirects, .timedOut, .network, .notCached, .notModified: .fetch
+        case .httpStatus, .sourceNotFound, .responseTooLarge, .tooManyRedirects, .timedOut, .network, .notCached, .notModified: .fetch
         case .unsupportedFormat, .decodingFailed, .imageTooLarge, .animationTooLarge: .decode
         case .processingFailed, .outputTooLarge: .process
         case .encodingFailed: .encode
@@ -109,6 +112,7 @@ public enum MagpieError: Error, Sendable, Equatable, CustomStringConvertible {
         case .blocked(let url):
             "\(url.absoluteString) failed recently and is not tried again yet (use retryFailed to force it)."
         case .httpStatus(let code, let url): "The server answered HTTP \(code) for \(url.absoluteString)."
+        case .sourceNotFound(let url): "Nothing is found at \(url.absoluteString)."
         case .responseTooLarge(let limit): "The response is larger than the limit of \(limit) bytes."
         case .sourceNotAllowed(let host, 0, let url):
             "The host '\(host)' of \(url.absoluteString) is not on the list of allowed source hosts."
@@ -139,7 +143,7 @@ public enum MagpieError: Error, Sendable, Equatable, CustomStringConvertible {
     public var isTransient: Bool {
         switch self {
         case .httpStatus(let code, _): code == 408 || code == 429 || code >= 500
-        case .unsupportedFormat, .decodingFailed, .imageTooLarge, .animationTooLarge, .invalidURL, .tooManyRedirects,
+        case .unsupportedFormat, .decodingFailed, .imageTooLarge, .animationTooLarge, .invalidURL, .tooManyRedirects, .sourceNotFound,
             .responseTooLarge, .processingFailed, .outputTooLarge, .encodingFailed, .sourceNotAllowed:
             false
         case .network(let failure): failure.isTransient

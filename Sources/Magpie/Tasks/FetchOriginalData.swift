@@ -32,7 +32,11 @@ final class FetchOriginalData: Sendable {
     private func fetch(_ input: StageInput, shared: SharedTask<LoadedData>) async throws(MagpieError) -> LoadedData {
         let request = input.request
         let configuration = context.configuration
-        if request.url.isFileURL { return try await FileURLReader.read(request.url, limit: configuration.maximumResponseBytes) }
+        if let scheme = request.url.scheme?.lowercased(), let loader = context.sourceLoaders[scheme] {
+            let found = try await loader.load(request.url, limit: configuration.maximumResponseBytes)
+            guard found.bytes.count <= configuration.maximumResponseBytes else { throw .responseTooLarge(limit: configuration.maximumResponseBytes) }
+            return LoadedData(bytes: found.bytes, metadata: found.metadata, source: loader is FileSystemLoader ? .disk : .network)
+        }
         var cached: CachedData?
         if let dataCache = context.dataCache, !request.options.contains(.networkOnly) {
             cached = await dataCache.entry(for: input.keys.data)

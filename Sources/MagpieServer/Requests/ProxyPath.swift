@@ -130,6 +130,11 @@ public struct ProxyPath: Sendable, Hashable {
         return Substring(scheme + slashes + after.dropFirst())
     }
 
+    /// The schemes of imgproxy's sources; the pipeline loads those it has a loader for
+    /// (`local` with `IMGPROXY_LOCAL_FILESYSTEM_ROOT`) and refuses the rest, as imgproxy refuses
+    /// a scheme whose transport is off.
+    private static let sourceSchemes: Set = ["http", "https", "local", "s3", "gs", "abs", "swift"]
+
     private static func source(from segments: [String], base rules: ImgproxyURLRules) throws(ProxyURLError) -> (URL, String?) {
         guard let first = segments.first, !first.isEmpty else {
             throw .malformed("no source URL after the options")
@@ -161,10 +166,12 @@ public struct ProxyPath: Sendable, Hashable {
         }
         if fileExtension?.isEmpty == true { fileExtension = nil }
         let text = rules.based(written)
-        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme) else {
-            throw .malformed("the source '\(text)' is not an http or https URL")
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), sourceSchemes.contains(scheme) else {
+            throw .malformed("the source '\(text)' is not an http, https, local or s3 URL")
         }
-        guard let host = url.host, !host.isEmpty else { throw .malformed("the source '\(text)' has no host") }
+        if scheme == "http" || scheme == "https" {
+            guard let host = url.host, !host.isEmpty else { throw .malformed("the source '\(text)' has no host") }
+        }
         return (url, fileExtension)
     }
 }

@@ -7,6 +7,7 @@ enum FailureResponse {
     static func status(for error: MagpieError) -> Int {
         switch error {
         case .httpStatus(let code, _): [404, 410].contains(code) ? 404 : 502
+        case .sourceNotFound: 404
         case .blocked: 502
         case .invalidURL: 400
         case .sourceNotAllowed: 403

@@ -25,7 +25,8 @@ extension ProxyConfiguration {
     /// | `imgproxy.quality` | `IMGPROXY_QUALITY` | ``defaultQuality`` |
     /// | `imgproxy.format.quality` | `IMGPROXY_FORMAT_QUALITY` | `jpeg=80,webp=75` |
     /// | `imgproxy.presets` | `IMGPROXY_PRESETS` | `name=rs:fill:300:300/q:70,...` |
-    /// | `imgproxy.allowed.sources` | `IMGPROXY_ALLOWED_SOURCES` | `https://images.example.com/,...` |
+    /// | `imgproxy.allowed.sources` | `IMGPROXY_ALLOWED_SOURCES` | `https://images.example.com/,local://,...` |
+    /// | `imgproxy.local.filesystem.root` | `IMGPROXY_LOCAL_FILESYSTEM_ROOT` | a folder `local:///path` sources are read below |
     /// | `imgproxy.allow.loopback.source.addresses` | `IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES` | `true` lets sources be on this machine |
     /// | `imgproxy.allow.private.source.addresses` | `IMGPROXY_ALLOW_PRIVATE_SOURCE_ADDRESSES` | `true` lets sources be on private networks |
     /// | `imgproxy.allow.link.local.source.addresses` | `IMGPROXY_ALLOW_LINK_LOCAL_SOURCE_ADDRESSES` | `true` lets sources be link-local |
@@ -106,11 +107,18 @@ extension ProxyConfiguration {
             guard pair.count == 2, !pair[0].isEmpty else { throw Self.invalid("IMGPROXY_PRESETS", "is NAME=OPTIONS items; '\(item)' is not") }
             presets[pair[0]] = pair[1]
         }
+        if let root = settings.string(forKey: "imgproxy.local.filesystem.root"), !root.isEmpty {
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: root, isDirectory: &isFolder), isFolder.boolValue else {
+                throw Self.invalid("IMGPROXY_LOCAL_FILESYSTEM_ROOT", "is a folder; '\(root)' is not one")
+            }
+            pipeline.sourceLoaders["local"] = FileSystemLoader(root: URL(filePath: root, directoryHint: .isDirectory))
+        }
         if let prefixes = settings.stringArray(forKey: "imgproxy.allowed.sources"), !prefixes.isEmpty {
             sources = SourcePolicy(
                 allowedPrefixes: try prefixes.map { text throws(ProxyConfigurationError) in
                     guard let prefix = SourcePrefix(text) else {
-                        throw Self.invalid("IMGPROXY_ALLOWED_SOURCES", "takes http and https URL prefixes (https://images.example.com/); '\(text)' is not one")
+                        throw Self.invalid("IMGPROXY_ALLOWED_SOURCES", "takes URL prefixes (https://images.example.com/, local://, s3://bucket/); '\(text)' is not one")
                     }
                     return prefix
                 })

@@ -308,7 +308,7 @@ struct ProxyHardeningTests {
         #expect(wildcard.allows(URL(string: "https://cdn.example.com/img/a.jpg")!))
         #expect(!wildcard.allows(URL(string: "https://example.com/img/a.jpg")!))
         #expect(!wildcard.allows(URL(string: "https://cdn.example.com/x/img/a.jpg")!))
-        #expect(SourcePrefix("127.0.0.1:8080/") == nil && SourcePrefix("s3://bucket/") == nil)
+        #expect(SourcePrefix("127.0.0.1:8080/") == nil && SourcePrefix("https:///photos/") == nil)
         let origin = try await ImageServer.start()
         defer { Task { await origin.shutdown() } }
         try await withProxyFixture(configure: { configuration in

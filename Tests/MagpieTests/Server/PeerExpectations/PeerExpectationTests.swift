@@ -13,6 +13,8 @@ import Testing
 struct PeerExpectationTests {
     static let sourcesScript = PeerExpectations.folder.deletingLastPathComponent().appendingPathComponent("Reference/peer_sources.py")
     static let defaultSource = "png:200x100"
+    /// The folder below the sources that imgproxy's `local://` sources are read from.
+    static let localRoot = "local-root"
 
     @Test(arguments: ["imgproxy", "thumbor"])
     func everyRowHoldsOrIsAKnownGap(_ peer: String) async throws {
@@ -29,15 +31,21 @@ struct PeerExpectationTests {
             // Started first: the peers' literal hosts in settings are written as this origin.
             let origin = try await ImageServer.start()
             let base = origin.url("/").absoluteString.replacingOccurrences(of: "/$", with: "", options: .regularExpression)
+            // Rows naming hosts of their own reach the origin through a proxy that takes every
+            // host there.
+            let relay = try await group.contains { Self.namedHost($0) != nil } ? Self.oneOriginProxy(to: origin.port) : nil
+            defer { relay?.daemon.stop() }
             var probe = ProxyConfiguration(cacheDirectory: sources.folder)
             do {
-                try Self.configure(&probe, for: group[0], peer: peer, sources: sources, origin: base)
+                try Self.configure(&probe, for: group[0], peer: peer, sources: sources, origin: base, relayPort: relay?.port)
             } catch {
                 failed += group.map { ($0, ["the settings are refused: \(error)"]) }
                 await origin.shutdown()
                 continue
             }
-            try await withProxyFixture(origin: origin, configure: { try Self.configure(&$0, for: group[0], peer: peer, sources: sources, origin: base) }) { fixture in
+            try await withProxyFixture(origin: origin, configure: {
+                try Self.configure(&$0, for: group[0], peer: peer, sources: sources, origin: base, relayPort: relay?.port)
+            }) { fixture in
                 for file in sources.files.values { fixture.origin.serve("/" + file.lastPathComponent, .image(Array(try Data(contentsOf: file)))) }
                 Self.serveSpecialSources(fixture.origin)
                 if let file = sources.files[Self.defaultSource] {
@@ -103,6 +111,11 @@ struct PeerExpectationTests {
             if size.count == 2 { sizes[spec] = (size[0], size[1]) }
         }
         sizes["-"] = sizes[defaultSource]
+        // imgproxy's `local:///image.jpg` (IMGPROXY_LOCAL_FILESYSTEM_ROOT): the default source.
+        if let file = files[defaultSource] {
+            try FileManager.default.createDirectory(at: folder.appendingPathComponent(localRoot), withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: file, to: folder.appendingPathComponent(localRoot + "/image.jpg"))
+        }
         return Sources(folder: folder, files: files, sizes: sizes)
     }
 
@@ -157,7 +170,19 @@ struct PeerExpectationTests {
         "testdata/test-images/png/16-bpp-grayscale.png": "png:64x64:grey:16bit",
     ]
 
-    static func configure(_ configuration: inout ProxyConfiguration, for row: PeerRow, peer: String, sources: Sources, origin: String) throws {
+    static let oneOriginProxyScript = PeerExpectations.folder.deletingLastPathComponent().appendingPathComponent("Reference/one_origin_proxy.py")
+
+    /// Tests/Reference/one_origin_proxy.py, tunnelling every `CONNECT` to the origin's port.
+    static func oneOriginProxy(to originPort: Int) async throws -> (port: Int, daemon: DaemonProcess) {
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("magpie-one-origin-proxy-\(UUID().uuidString).log")
+        return try await LoopbackPort.retryingIfTaken { port in
+            try await DaemonProcess(executable: "python3", arguments: [oneOriginProxyScript.path, "\(port)", "\(originPort)"], port: port, outputFile: log)
+        }
+    }
+
+    static func configure(
+        _ configuration: inout ProxyConfiguration, for row: PeerRow, peer: String, sources: Sources, origin: String, relayPort: Int?
+    ) throws {
         configuration.signingKeys = []
         configuration.allowsUnsignedURLs = true
         if peer == "imgproxy", row.path.contains("{sig}") {
@@ -172,6 +197,12 @@ struct PeerExpectationTests {
         var settings = row.config
         // Hosts the peer's parser tests name (never fetched there) are the loopback origin here.
         for (name, value) in settings { settings[name] = Self.hostsOnOrigin(value, origin: origin) }
+        if peer == "imgproxy", settings["IMGPROXY_LOCAL_FILESYSTEM_ROOT"] == nil {
+            settings["IMGPROXY_LOCAL_FILESYSTEM_ROOT"] = sources.folder.appendingPathComponent(localRoot).path
+        }
+        // Other hosts a row names keep their names (the settings' patterns must match them); the
+        // fetch goes to the origin, as imgproxy's test rewrites every fetch.
+        if let relayPort { configuration.pipeline.proxy = ProxySettings(http: .init(host: "127.0.0.1", port: relayPort)) }
         // The rows write imgproxy's ';' between replacements as ' + ' (';' joins their settings);
         // a replacement names the host bare.
         if let replacements = settings["IMGPROXY_URL_REPLACEMENTS"] {
@@ -227,6 +258,14 @@ struct PeerExpectationTests {
         if let expires = fields["Expires"] { fields["Expires"] = relativeDate(expires) }
         route.headers = fields
         return route
+    }
+
+    /// The host of a row's literal `plain/http://HOST/...` source when it is none of
+    /// ``literalHosts`` (imgproxy's source-validation tests name hosts their patterns match).
+    static func namedHost(_ row: PeerRow) -> String? {
+        guard let start = row.path.range(of: "plain/http://") else { return nil }
+        let host = String(row.path[start.upperBound...].prefix { $0 != "/" })
+        return literalHosts.contains("http://" + host) ? nil : host
     }
 
     /// The hosts imgproxy's parser tests name, which they never fetch.
