@@ -167,7 +167,7 @@ public struct ProxyPath: Sendable, Hashable {
         if fileExtension?.isEmpty == true { fileExtension = nil }
         let text = rules.based(written)
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), sourceSchemes.contains(scheme) else {
-            throw .malformed("the source '\(text)' is not an http, https, local or s3 URL")
+            throw .malformed("the source '\(text)' is not an http, https, local, s3, gs, abs or swift URL")
         }
         if scheme == "http" || scheme == "https" {
             guard let host = url.host, !host.isEmpty else { throw .malformed("the source '\(text)' has no host") }

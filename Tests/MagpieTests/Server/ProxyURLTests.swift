@@ -259,7 +259,7 @@ struct ProxyURLTests {
     @Test(arguments: [
         ("/", "the path is /SIGNATURE/OPTIONS/SOURCE; '/' has no source"),
         ("/sig/s:100", "no source URL after the options"),
-        ("/sig/s:100/plain/ftp%3A%2F%2Fexample.com%2Fa.jpg", "the source 'ftp://example.com/a.jpg' is not an http or https URL"),
+        ("/sig/s:100/plain/ftp%3A%2F%2Fexample.com%2Fa.jpg", "the source 'ftp://example.com/a.jpg' is not an http, https, local, s3, gs, abs or swift URL"),
         ("/sig/s:100/!!!", "the source is neither plain/<percent-encoded URL> nor URL-safe base64 of a URL"),
         ("/sig/plain/http%3A%2F%2F%2Fa.jpg", "the source 'http:///a.jpg' has no host"),
     ])
