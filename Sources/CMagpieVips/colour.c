@@ -32,8 +32,11 @@ static int profile_is_srgb(VipsImage *image) {
     return 0;
 }
 
-// Brings any decoded image to 8-bit sRGB with an alpha band.
-magpie_status magpie_to_rgba8(VipsImage *in, VipsImage **out, char *error, size_t error_length) {
+// Brings any decoded image to sRGB with an alpha band: 8 bits a sample, or with `sixteen`, 16
+// bits a sample (RGB16, the range 0...65535).
+static magpie_status to_rgba(VipsImage *in, int sixteen, VipsImage **out, char *error, size_t error_length) {
+    const VipsInterpretation target = sixteen ? VIPS_INTERPRETATION_RGB16 : VIPS_INTERPRETATION_sRGB;
+    const VipsBandFormat format = sixteen ? VIPS_FORMAT_USHORT : VIPS_FORMAT_UCHAR;
     VipsImage *current = in;
     g_object_ref(current);
     VipsImage *next = NULL;
@@ -43,7 +46,7 @@ magpie_status magpie_to_rgba8(VipsImage *in, VipsImage **out, char *error, size_
         // An embedded profile says what the numbers mean (Display P3 from a phone, Adobe RGB,
         // a grey gamma): Magpie's pixels are sRGB, so they are converted. A profile that does
         // not fit the image, or does not parse, is ignored, as browsers ignore it.
-        if (vips_icc_transform(current, &next, "srgb", "embedded", TRUE, "depth", 8, NULL)) {
+        if (vips_icc_transform(current, &next, "srgb", "embedded", TRUE, "depth", sixteen ? 16 : 8, NULL)) {
             vips_error_clear();
         } else {
             g_object_unref(current);
@@ -58,16 +61,15 @@ magpie_status magpie_to_rgba8(VipsImage *in, VipsImage **out, char *error, size_
         g_object_unref(current);
         current = next;
     }
-    if (vips_image_get_interpretation(current) != VIPS_INTERPRETATION_sRGB ||
-        vips_image_get_format(current) != VIPS_FORMAT_UCHAR) {
+    if (vips_image_get_interpretation(current) != target || vips_image_get_format(current) != format) {
         if (vips_colourspace_issupported(current)) {
-            if (vips_colourspace(current, &next, VIPS_INTERPRETATION_sRGB, NULL)) goto fail;
+            if (vips_colourspace(current, &next, target, NULL)) goto fail;
             g_object_unref(current);
             current = next;
         }
     }
-    if (vips_image_get_format(current) != VIPS_FORMAT_UCHAR) {
-        if (vips_cast_uchar(current, &next, NULL)) goto fail;
+    if (vips_image_get_format(current) != format) {
+        if (vips_cast(current, &next, format, NULL)) goto fail;
         g_object_unref(current);
         current = next;
     }
@@ -97,11 +99,16 @@ magpie_status magpie_to_rgba8(VipsImage *in, VipsImage **out, char *error, size_
         bands = vips_image_get_bands(current);
     }
     if (bands == 3) {
-        if (vips_bandjoin_const1(current, &next, 255.0, NULL)) goto fail;
+        if (vips_bandjoin_const1(current, &next, sixteen ? 65535.0 : 255.0, NULL)) goto fail;
         g_object_unref(current);
         current = next;
     } else if (bands > 4) {
         if (vips_extract_band(current, &next, 0, "n", 4, NULL)) goto fail;
+        g_object_unref(current);
+        current = next;
+    }
+    if (sixteen && vips_image_get_interpretation(current) != VIPS_INTERPRETATION_RGB16) {
+        if (vips_copy(current, &next, "interpretation", VIPS_INTERPRETATION_RGB16, NULL)) goto fail;
         g_object_unref(current);
         current = next;
     }
@@ -111,6 +118,17 @@ fail:
     g_object_unref(current);
     magpie_take_error(error, error_length, "converting to RGBA failed");
     return MAGPIE_STATUS_FAILED;
+}
+
+magpie_status magpie_to_rgba8(VipsImage *in, VipsImage **out, char *error, size_t error_length) {
+    return to_rgba(in, 0, out, error, error_length);
+}
+
+magpie_status magpie_to_rgba_keeping_depth(VipsImage *in, VipsImage **out, int *sample_bytes, char *error, size_t error_length) {
+    VipsBandFormat format = vips_image_get_format(in);
+    int deep = format != VIPS_FORMAT_UCHAR && format != VIPS_FORMAT_CHAR;
+    *sample_bytes = deep ? 2 : 1;
+    return to_rgba(in, deep, out, error, error_length);
 }
 
 int magpie_is_opaque(const unsigned char *pixels, size_t count) {

@@ -265,8 +265,12 @@ magpie_status magpie_decode(const void *data, size_t length, const magpie_decode
     }
 
     VipsImage *rgba = NULL;
-    magpie_status converted = magpie_to_rgba8(decoded, &rgba, error, error_length);
+    int sample_bytes = 1;
+    magpie_status converted = options->keep_high_depth
+        ? magpie_to_rgba_keeping_depth(decoded, &rgba, &sample_bytes, error, error_length)
+        : magpie_to_rgba8(decoded, &rgba, error, error_length);
     g_object_unref(decoded);
+    image->sample_bytes = sample_bytes;
     if (converted != MAGPIE_STATUS_OK) return converted;
     // Nothing is decoded yet: libvips runs the pipeline when magpie_render asks for pixels.
     image->handle = rgba;

@@ -13,7 +13,12 @@ magpie_status magpie_encode(const unsigned char *pixels, int width, int height, 
     *output_length = 0;
     int animated = options->frames > 1 && (options->format == MAGPIE_FORMAT_WEBP || options->format == MAGPIE_FORMAT_GIF);
     int rows = animated ? height * options->frames : height;
-    VipsImage *image = magpie_wrap_rgba(pixels, width, rows);
+    int sixteen = options->sample_bytes == 2;
+    if (sixteen && (animated || (options->format != MAGPIE_FORMAT_PNG && options->format != MAGPIE_FORMAT_TIFF))) {
+        magpie_set_error(error, error_length, "only PNG and TIFF stills are written with 16 bits a sample");
+        return MAGPIE_STATUS_FAILED;
+    }
+    VipsImage *image = sixteen ? magpie_wrap_rgba16(pixels, width, rows) : magpie_wrap_rgba(pixels, width, rows);
     if (!image) {
         magpie_take_error(error, error_length, "could not wrap the pixels");
         return MAGPIE_STATUS_FAILED;
@@ -34,7 +39,9 @@ magpie_status magpie_encode(const unsigned char *pixels, int width, int height, 
     int strip = !(options->copyright && options->copyright[0]);
     if (!strip) vips_image_set_string(image, "exif-ifd0-Copyright", options->copyright);
     switch (options->format) {
-    case MAGPIE_FORMAT_PNG: failed = vips_pngsave_buffer(image, &buffer, &size, "strip", strip, NULL); break;
+    case MAGPIE_FORMAT_PNG:
+        failed = vips_pngsave_buffer(image, &buffer, &size, "strip", strip, "bitdepth", sixteen ? 16 : 8, NULL);
+        break;
     case MAGPIE_FORMAT_JPEG: {
         VipsImage *flat = NULL;
         if (magpie_is_opaque(pixels, (size_t)width * (size_t)height)) {

@@ -29,3 +29,9 @@ VipsImage *magpie_wrap_rgba(const unsigned char *pixels, int width, int rows) {
     if (image) image->Type = VIPS_INTERPRETATION_sRGB;
     return image;
 }
+
+VipsImage *magpie_wrap_rgba16(const unsigned char *pixels, int width, int rows) {
+    VipsImage *image = vips_image_new_from_memory(pixels, (size_t)width * rows * 8, width, rows, 4, VIPS_FORMAT_USHORT);
+    if (image) image->Type = VIPS_INTERPRETATION_RGB16;
+    return image;
+}

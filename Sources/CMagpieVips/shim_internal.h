@@ -89,9 +89,14 @@ unsigned char *magpie_gif_with_default_palette(const unsigned char *data, size_t
 /// `rows` rows of `width` RGBA8 pixels in the caller's memory as an sRGB libvips image (no
 /// copy: the memory must outlive the image); NULL when libvips refuses.
 VipsImage *magpie_wrap_rgba(const unsigned char *pixels, int width, int rows);
+/// The same for RGBA with 16 bits a sample (native byte order), as RGB16.
+VipsImage *magpie_wrap_rgba16(const unsigned char *pixels, int width, int rows);
 
 /// Brings any decoded image to 8-bit sRGB with an alpha band.
 magpie_status magpie_to_rgba8(VipsImage *in, VipsImage **out, char *error, size_t error_length);
+/// As magpie_to_rgba8, but a source with more than 8 bits a sample (a 16-bit PNG or TIFF)
+/// becomes RGBA with 16 bits a sample (RGB16); `*sample_bytes` says which it became, 1 or 2.
+magpie_status magpie_to_rgba_keeping_depth(VipsImage *in, VipsImage **out, int *sample_bytes, char *error, size_t error_length);
 
 /// Where a gravity crop put its box: the frames of an animation are cropped where the first
 /// frame was, so a smart crop cannot make them jump around.

@@ -40,6 +40,9 @@ typedef struct {
     magpie_fit resize_fit;
     /// Dots per inch for an SVG sized in physical units (in, cm, pt); 0 for libvips' 72.
     double vector_dpi;
+    /// A still with more than 8 bits a sample (a 16-bit PNG or TIFF) is decoded to RGBA with
+    /// 16 bits a sample instead of 8 (`magpie_image.sample_bytes` says which it became).
+    int keep_high_depth;
 } magpie_decode_options;
 
 typedef struct {
@@ -67,6 +70,9 @@ typedef struct {
     /// Bytes the shim made from the caller's (a GIF given a colour table), which the libvips
     /// pipeline reads while rendering; freed with the image (shim-private).
     void *owned_data;
+    /// Bytes a sample in the rendered pixels: 1, or 2 for a decode that kept 16 bits (native
+    /// byte order). 0 is read as 1.
+    int sample_bytes;
 } magpie_image;
 
 /// Prepares decoding to upright RGBA8; `magpie_render` produces the pixels.
@@ -74,7 +80,8 @@ magpie_status magpie_decode(const void *data, size_t length, const magpie_decode
                   char *error, size_t error_length);
 
 /// Runs a prepared image (decoded or processed) into `destination`, which must hold
-/// width * height * frames * 4 bytes (frames stacked top to bottom): RGBA, 8 bits per channel, straight alpha, rows packed. Writing
+/// width * height * frames * 4 * sample_bytes bytes (frames stacked top to bottom): RGBA, 8 bits
+/// per channel (16 where `sample_bytes` is 2), straight alpha, rows packed. Writing
 /// into the caller's memory means the bitmap exists once, not once in libvips and once in a copy.
 magpie_status magpie_render(magpie_image *image, unsigned char *destination, size_t length, char *error, size_t error_length);
 

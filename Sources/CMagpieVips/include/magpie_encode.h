@@ -1,4 +1,4 @@
-// Encoding RGBA8 bitmaps.
+// Encoding RGBA bitmaps: 8 bits a sample, or 16 for PNG and TIFF.
 #ifndef MAGPIE_ENCODE_H
 #define MAGPIE_ENCODE_H
 
@@ -31,6 +31,9 @@ typedef struct {
     /// When not NULL, the only metadata written: an EXIF Copyright (JPEG, WebP, AVIF; PNG where
     /// libvips writes EXIF), as libvips read it (`magpie_header.copyright`).
     const char *copyright;
+    /// Bytes a sample in `pixels`: 1, or 2 (native byte order) for PNG and TIFF stills, which
+    /// are then written with 16 bits a sample. 0 is read as 1.
+    int sample_bytes;
 } magpie_encode_options;
 
 /// Encodes RGBA8 pixels: a still, or an animation in WebP or GIF. JPEG has no alpha: transparent pixels are flattened onto `background`.

@@ -110,6 +110,9 @@ public struct ImageCacheKey: Sendable, Hashable {
     public let sourcePolicy: SourcePolicy?
     /// The density a vector source was drawn at (``ImageRequest/vectorDPI``), if the request set one.
     public let vectorDPI: Double?
+    /// Whether a deeper source kept its 16 bits a sample
+    /// (``ImageRequest/Options/keepsHighDepth``).
+    public let keepsHighDepth: Bool
 
     /// The ``ImageProcessing/identifier``s of the processors applied, in order.
     public var processors: [String] {
@@ -119,11 +122,12 @@ public struct ImageCacheKey: Sendable, Hashable {
     /// Creates a key.
     public init(
         dataKey: String, thumbnail: ImageRequest.Thumbnail?, processors: [String] = [], firstFrameOnly: Bool = false,
-        sourcePolicy: SourcePolicy? = nil, vectorDPI: Double? = nil
+        sourcePolicy: SourcePolicy? = nil, vectorDPI: Double? = nil, keepsHighDepth: Bool = false
     ) {
         self.dataKey = dataKey
         self.sourcePolicy = sourcePolicy
         self.vectorDPI = vectorDPI
+        self.keepsHighDepth = keepsHighDepth
         self.thumbnail = thumbnail
         self.firstFrameOnly = firstFrameOnly
         processorList = processors.isEmpty ? "" : processors.joined(separator: String(Self.separator))
@@ -136,7 +140,7 @@ public struct ImageCacheKey: Sendable, Hashable {
     // normalisation, which was half the cost of a memory-cache hit.
     public static func == (lhs: ImageCacheKey, rhs: ImageCacheKey) -> Bool {
         guard lhs.thumbnail == rhs.thumbnail, lhs.processorList == rhs.processorList, lhs.firstFrameOnly == rhs.firstFrameOnly,
-            lhs.sourcePolicy == rhs.sourcePolicy, lhs.vectorDPI == rhs.vectorDPI
+            lhs.sourcePolicy == rhs.sourcePolicy, lhs.vectorDPI == rhs.vectorDPI, lhs.keepsHighDepth == rhs.keepsHighDepth
         else { return false }
         return lhs.dataKey.utf8.withContiguousStorageIfAvailable { left in
             rhs.dataKey.utf8.withContiguousStorageIfAvailable { right in
@@ -155,5 +159,6 @@ public struct ImageCacheKey: Sendable, Hashable {
         if firstFrameOnly { hasher.combine(true) }
         if let sourcePolicy { hasher.combine(sourcePolicy) }
         if let vectorDPI { hasher.combine(vectorDPI) }
+        if keepsHighDepth { hasher.combine(2) }
     }
 }

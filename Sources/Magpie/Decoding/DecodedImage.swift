@@ -10,11 +10,15 @@ public struct DecodedImage: Sendable {
     public let width: Int
     /// Height in pixels, after orientation; for an animation, the canvas (one frame's) height.
     public let height: Int
-    /// Bytes from one row to the next (`width * 4`).
-    public var bytesPerRow: Int { width * 4 }
+    /// Bytes from one row to the next (`width * 4`, or `width * 8` with 16 bits a sample).
+    public var bytesPerRow: Int { width * 4 * sampleDepth.rawValue }
     /// The pixels, `frameCount * height * bytesPerRow` bytes: R, G, B, A for each pixel, the
-    /// frames one after another.
+    /// frames one after another; a byte a sample, or with ``sampleDepth`` `.sixteen`, a
+    /// `UInt16` a sample in the machine's byte order.
     public let pixels: [UInt8]
+    /// Bits a sample: 8, unless a request kept a deeper source's depth
+    /// (``ImageRequest/Options/keepsHighDepth``).
+    public let sampleDepth: SampleDepth
     /// The frames' timing and loop count; `nil` for a still.
     public let animation: Animation?
     /// Why an animated source was decoded as its first frame only; `nil` when every frame was
@@ -48,20 +52,32 @@ public struct DecodedImage: Sendable {
         }
     }
 
-    /// Creates an image from RGBA8 pixels: a still when `animation` is `nil`, otherwise one
+    /// Bits a sample of a ``DecodedImage``; the raw value is bytes a sample.
+    public enum SampleDepth: Int, Sendable, Hashable {
+        /// A byte a sample: 0...255.
+        case eight = 1
+        /// A `UInt16` a sample, in the machine's byte order: 0...65535.
+        case sixteen = 2
+    }
+
+    /// Creates an image from RGBA pixels: a still when `animation` is `nil`, otherwise one
     /// frame per entry of its ``Animation/frameDelays``. `pixels.count` must be
-    /// `width * height * 4` times the number of frames.
+    /// `width * height * 4` times the number of frames, times 2 for 16 bits a sample (stills
+    /// only).
     public init(
         width: Int, height: Int, pixels: [UInt8], sourceFormat: ImageFormat = .unknown,
         sourceWidth: Int? = nil, sourceHeight: Int? = nil, animation: Animation? = nil,
-        firstFrameReason: FirstFrameReason? = nil, fullSize: Size? = nil, copyright: String? = nil, sourceOrientation: Int = 1
+        firstFrameReason: FirstFrameReason? = nil, fullSize: Size? = nil, copyright: String? = nil, sourceOrientation: Int = 1,
+        sampleDepth: SampleDepth = .eight
     ) {
         let frames = animation?.frameCount ?? 1
         precondition(frames > 0, "an animation has at least one frame")
-        precondition(pixels.count == width * height * 4 * frames, "pixels must hold width * height * 4 bytes per frame")
+        precondition(sampleDepth == .eight || frames == 1, "only stills have 16 bits a sample")
+        precondition(pixels.count == width * height * 4 * sampleDepth.rawValue * frames, "pixels must hold width * height * 4 samples per frame")
         self.width = width
         self.height = height
         self.pixels = pixels
+        self.sampleDepth = sampleDepth
         self.sourceFormat = sourceFormat
         self.sourceWidth = sourceWidth ?? width
         self.sourceHeight = sourceHeight ?? height
@@ -119,10 +135,13 @@ public struct DecodedImage: Sendable {
             sourceOrientation: sourceOrientation)
     }
 
-    /// The RGBA value at `(x, y)` of the first frame.
+    /// The RGBA value at `(x, y)` of the first frame, in 8 bits a sample whatever
+    /// ``sampleDepth`` is.
     public func pixel(x: Int, y: Int) -> (red: UInt8, green: UInt8, blue: UInt8, alpha: UInt8) {
-        let offset = y * bytesPerRow + x * 4
-        return (pixels[offset], pixels[offset + 1], pixels[offset + 2], pixels[offset + 3])
+        let offset = y * bytesPerRow + x * 4 * sampleDepth.rawValue
+        guard sampleDepth == .sixteen else { return (pixels[offset], pixels[offset + 1], pixels[offset + 2], pixels[offset + 3]) }
+        let sample = { (index: Int) in Self.narrowed(self.sample16(at: offset + 2 * index)) }
+        return (sample(0), sample(1), sample(2), sample(3))
     }
 
     /// Why an animated source became a still.
@@ -141,7 +160,7 @@ public struct DecodedImage: Sendable {
 extension DecodedImage: CustomStringConvertible, CustomDebugStringConvertible {
     public var description: String {
         let frames = isAnimated ? ", \(frameCount) frames" : ""
-        return "DecodedImage(\(width)x\(height)\(frames) RGBA8 from \(sourceFormat.rawValue) \(sourceWidth)x\(sourceHeight))"
+        return "DecodedImage(\(width)x\(height)\(frames) RGBA\(sampleDepth == .sixteen ? 16 : 8) from \(sourceFormat.rawValue) \(sourceWidth)x\(sourceHeight))"
     }
 
     public var debugDescription: String { description }

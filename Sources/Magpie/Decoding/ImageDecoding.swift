@@ -47,6 +47,10 @@ public struct DecodingOptions: Sendable, Hashable {
     /// Dots per inch for a vector source sized in physical units (``ImageRequest/vectorDPI``);
     /// `nil`, or a value that is not a positive number, draws at libvips' 72.
     public var vectorDPI: Double?
+    /// A still with more than 8 bits a sample (a 16-bit PNG or TIFF) keeps 16 bits a sample
+    /// (``DecodedImage/sampleDepth``) instead of being brought to 8; other images are 8 bits
+    /// a sample either way.
+    public var keepsHighDepth = false
     /// The whole upright image's size, when ``thumbnail`` is the size a ``layoutFirst`` scales
     /// it to (worked out by the caller, which had read the header): said in
     /// ``DecodedImage/fullSize``.

@@ -8,7 +8,8 @@ import Logging
 /// sequences decode as their first frame, which libvips 8.14 is limited to
 /// (``DecodedImage/firstFrameReason`` says so).
 ///
-/// EXIF orientation is applied. Output is 8-bit RGBA with straight alpha. Thumbnails use
+/// EXIF orientation is applied. Output is RGBA with straight alpha, 8 bits a sample (16 for a
+/// deeper still when ``DecodingOptions/keepsHighDepth`` asks). Thumbnails use
 /// shrink-on-load, so a large JPEG thumbnailed to a small box never exists at full size in
 /// memory: a JPEG is decoded at the smallest of libjpeg's 1/2, 1/4 and 1/8 scales that still
 /// covers the box, then resampled. A progressive JPEG reduced 8 times or more is decoded from
@@ -47,7 +48,7 @@ public struct VipsDecoder: ImageDecoding {
                 width: image.width, height: image.height, pixels: image.pixels, sourceFormat: image.sourceFormat,
                 sourceWidth: image.sourceWidth, sourceHeight: image.sourceHeight, animation: image.animation,
                 firstFrameReason: image.firstFrameReason, fullSize: wholeSize, copyright: image.copyright,
-                sourceOrientation: image.sourceOrientation)
+                sourceOrientation: image.sourceOrientation, sampleDepth: image.sampleDepth)
         }
         if let box = decoding.thumbnail, box.fit == .crop {
             // Nothing to downsample: the whole image, then the box cut from its centre.
@@ -56,7 +57,7 @@ public struct VipsDecoder: ImageDecoding {
             whole.resizeFirst = nil
             let image = try decode(data, options: whole, partial: partial)
             let (width, height) = (box.width > 0 ? box.width : image.width, box.height > 0 ? box.height : image.height)
-            return try ImageProcessors.Crop(.gravity(.centre, width: width, height: height)).process(image)
+            return try ImageProcessors.Crop(.gravity(.centre, width: width, height: height)).process(image.narrowedToEightBits())
         }
         let thumbnail = decoding.thumbnail
         let maximumPixels = decoding.maximumPixels
@@ -78,6 +79,7 @@ public struct VipsDecoder: ImageDecoding {
             options.max_animation_pixels = UInt64(max(0, decoding.maximumAnimationPixels))
             options.first_frame_when_too_large = decoding.firstFrameWhenTooLarge ? 1 : 0
             options.vector_dpi = DecodingOptions.shimDPI(decoding.vectorDPI)
+            options.keep_high_depth = decoding.keepsHighDepth ? 1 : 0
             if let resize = decoding.resizeFirst, thumbnail == nil, resize.fit != .crop {
                 options.resize_width = Int32(clamping: resize.width)
                 options.resize_height = Int32(clamping: resize.height)
@@ -105,7 +107,8 @@ public struct VipsDecoder: ImageDecoding {
                 firstFrameReason: Self.firstFrameReason(image, decoding: decoding),
                 fullSize: image.full_width > 0 ? DecodedImage.Size(width: Int(image.full_width), height: Int(image.full_height)) : nil,
                 copyright: Self.copyright(image.source),
-                sourceOrientation: ImageFormat(shimCode: image.source.format) == .heif ? 1 : Int(image.source.orientation)))
+                sourceOrientation: ImageFormat(shimCode: image.source.format) == .heif ? 1 : Int(image.source.orientation),
+                sampleDepth: image.sample_bytes == 2 ? .sixteen : .eight))
         }
         return try outcome.get()
     }
@@ -148,7 +151,7 @@ public struct VipsDecoder: ImageDecoding {
     /// Runs the prepared libvips pipeline into a new bitmap; `nil` (and `message` set) when it fails.
     static func render(_ image: inout magpie_image, message: inout [CChar]) -> [UInt8]? {
         var rendered = MAGPIE_STATUS_FAILED
-        let byteCount = Int(image.width) * Int(image.height) * 4 * max(1, Int(image.frames))
+        let byteCount = Int(image.width) * Int(image.height) * 4 * max(1, Int(image.frames)) * max(1, Int(image.sample_bytes))
         let pixels = [UInt8](unsafeUninitializedCapacity: byteCount) { buffer, count in
             rendered = magpie_render(&image, buffer.baseAddress, buffer.count, &message, message.count)
             // A failed render leaves the buffer undefined: keep none of it.

@@ -10,6 +10,7 @@ public enum Blurhash {
         guard (1...9).contains(componentsX), (1...9).contains(componentsY) else {
             throw .processingFailed(processor: "blurhash", reason: "a blurhash has 1 to 9 components each way")
         }
+        let image = image.narrowedToEightBits()
         let (width, height) = (image.width, image.height)
         let linear = (0..<256).map { toLinear(Double($0)) }
         var factors: [(Double, Double, Double)] = []

@@ -26,11 +26,14 @@ public struct ImageEncoder: Sendable {
     /// Encodes `image` in one of ``ImageFormat/encodable``. JPEG has no alpha, so transparent
     /// pixels are flattened onto ``background``. An animation is written with every frame, its delays
     /// and loop count in a format that ``ImageFormat/isAnimatable``; others get its first frame.
+    /// An image with 16 bits a sample is written with 16 in PNG and TIFF, and brought to 8 for
+    /// the other formats.
     public func encode(_ image: DecodedImage, as format: ImageFormat) throws(MagpieError) -> [UInt8] {
         guard format.isEncodable else {
             let names = ImageFormat.encodable.map(\.rawValue).joined(separator: ", ")
             throw .encodingFailed(format: format.rawValue, reason: "Magpie writes \(names)")
         }
+        let image = format == .png || format == .tiff ? image : image.narrowedToEightBits()
         try VipsRuntime.start()
         var output: UnsafeMutablePointer<UInt8>?
         var length = 0
@@ -42,6 +45,7 @@ public struct ImageEncoder: Sendable {
         options.lossless = lossless ? 1 : 0
         options.background = (Double(background.red), Double(background.green), Double(background.blue))
         options.frames = Int32(image.frameCount)
+        options.sample_bytes = Int32(image.sampleDepth.rawValue)
         options.loop = Int32(clamping: image.animation?.loopCount ?? 0)
         let delays = (image.animation?.frameDelays ?? []).map { Int32(clamping: $0) }
         let copyright = keepsCopyright ? image.copyright.map { Array($0.utf8CString) } ?? [] : []

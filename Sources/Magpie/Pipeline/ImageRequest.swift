@@ -93,6 +93,10 @@ public struct ImageRequest: Sendable, Hashable {
         /// An animation over the pipeline's frame or pixel limit decodes as its first frame
         /// instead of failing with ``MagpieError/animationTooLarge(_:)``.
         public static let firstFrameWhenTooLarge = Options(rawValue: 1 << 8)
+        /// A still with more than 8 bits a sample (a 16-bit PNG or TIFF) keeps 16 bits a sample
+        /// (``DecodedImage/sampleDepth``), so PNG and TIFF output keep them too. Processors see
+        /// the image with 8 bits a sample. Cached apart from the 8-bit image.
+        public static let keepsHighDepth = Options(rawValue: 1 << 9)
     }
 
     /// Requests are equal when they load the same thing the same way; processors compare by

@@ -35,9 +35,9 @@ struct RequestKeys: Sendable {
         firstFrameOnly = request.options.contains(.firstFrameOnly)
         image = ImageCacheKey(
             dataKey: data, thumbnail: request.thumbnail, processors: processors, firstFrameOnly: firstFrameOnly,
-            sourcePolicy: request.sourcePolicy, vectorDPI: request.vectorDPI)
+            sourcePolicy: request.sourcePolicy, vectorDPI: request.vectorDPI, keepsHighDepth: request.options.contains(.keepsHighDepth))
         assert(image == Self.memoryKey(for: request, cacheKey: configuration.cacheKey))
-        variant = Self.variantName(thumbnail: request.thumbnail, processors: processors, firstFrameOnly: firstFrameOnly, vectorDPI: request.vectorDPI)
+        variant = Self.variantName(for: request, processors: processors)
         let policy = request.diskCachePolicy ?? configuration.diskCachePolicy
         let onDisk = (configuration.dataCache != nil || configuration.diskCache != nil) && !request.options.contains(.memoryCacheOnly)
         keepsOriginal = onDisk && (policy.keepsOriginals || variant == nil)
@@ -50,7 +50,7 @@ struct RequestKeys: Sendable {
             keepsOriginal: keepsOriginal)
         decodeWork = DecodeWorkKey(
             data: dataWork, thumbnail: request.thumbnail,
-            frames: request.options.intersection([.firstFrameOnly, .firstFrameWhenTooLarge]),
+            decoding: request.options.intersection([.firstFrameOnly, .firstFrameWhenTooLarge, .keepsHighDepth]),
             vectorDPI: request.vectorDPI,
             resizeFirst: request.thumbnail == nil ? request.processors.first as? ImageProcessors.Resize : nil,
             layoutFirst: request.thumbnail == nil ? (request.processors.first as? ImageProcessors.Layout)?.layout : nil)
@@ -76,8 +76,7 @@ struct RequestKeys: Sendable {
         for request: ImageRequest, encoding: EncodingRequest, configuration: ImagePipeline.Configuration
     ) -> EncodedImageKey {
         let firstFrameOnly = request.options.contains(.firstFrameOnly)
-        let variant = variantName(
-            thumbnail: request.thumbnail, processors: request.processors.map(\.identifier), firstFrameOnly: firstFrameOnly, vectorDPI: request.vectorDPI)
+        let variant = variantName(for: request, processors: request.processors.map(\.identifier))
         return EncodedImageKey(
             data: configuration.cacheKey(request.url),
             variant: encodedVariantName(variant, encoding: encoding, firstFrameOnly: firstFrameOnly),
@@ -94,7 +93,8 @@ struct RequestKeys: Sendable {
         ImageCacheKey(
             dataKey: cacheKey(request.url), thumbnail: request.thumbnail,
             processors: request.processors.isEmpty ? [] : request.processors.map(\.identifier),
-            firstFrameOnly: request.options.contains(.firstFrameOnly), sourcePolicy: request.sourcePolicy, vectorDPI: request.vectorDPI)
+            firstFrameOnly: request.options.contains(.firstFrameOnly), sourcePolicy: request.sourcePolicy, vectorDPI: request.vectorDPI,
+            keepsHighDepth: request.options.contains(.keepsHighDepth))
     }
 
     // MARK: - Reading the caches
@@ -109,10 +109,13 @@ struct RequestKeys: Sendable {
         request.options.isDisjoint(with: [.networkOnly, .refreshCached])
     }
 
-    private static func variantName(thumbnail: ImageRequest.Thumbnail?, processors: [String], firstFrameOnly: Bool, vectorDPI: Double?) -> String? {
-        guard thumbnail != nil || !processors.isEmpty || vectorDPI != nil else { return nil }
-        var parts: [String] = firstFrameOnly ? ["first-frame"] : []
+    private static func variantName(for request: ImageRequest, processors: [String]) -> String? {
+        let (thumbnail, vectorDPI) = (request.thumbnail, request.vectorDPI)
+        let keepsHighDepth = request.options.contains(.keepsHighDepth)
+        guard thumbnail != nil || !processors.isEmpty || vectorDPI != nil || keepsHighDepth else { return nil }
+        var parts: [String] = request.options.contains(.firstFrameOnly) ? ["first-frame"] : []
         if let vectorDPI { parts.append("dpi=\(vectorDPI)") }
+        if keepsHighDepth { parts.append("depth=16") }
         if let thumbnail {
             let mode = thumbnail.fit == .fit ? "" : "," + thumbnail.fit.rawValue
             parts.append("thumbnail=\(thumbnail.width)x\(thumbnail.height)\(mode)")
@@ -136,8 +139,8 @@ struct DataWorkKey: Hashable, Sendable {
 struct DecodeWorkKey: Hashable, Sendable {
     let data: DataWorkKey
     let thumbnail: ImageRequest.Thumbnail?
-    /// Which frames of an animation are decoded.
-    let frames: ImageRequest.Options
+    /// Which frames of an animation are decoded, and whether a deeper still keeps its depth.
+    let decoding: ImageRequest.Options
     let vectorDPI: Double?
     /// The request's first processor when it is a resize or a layout: the decode may then be at
     /// a reduced scale, so only requests beginning with the same one share it.

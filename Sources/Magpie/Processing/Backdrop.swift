@@ -37,7 +37,9 @@ extension ImageProcessors {
         }
 
         public func process(_ image: DecodedImage) throws(MagpieError) -> DecodedImage {
-            try image.mapFrames { frame throws(MagpieError) in try lay(frame) }
+            // Works a byte a sample.
+            let image = image.narrowedToEightBits()
+            return try image.mapFrames { frame throws(MagpieError) in try lay(frame) }
         }
 
         private func lay(_ image: DecodedImage) throws(MagpieError) -> DecodedImage {

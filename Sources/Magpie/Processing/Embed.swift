@@ -26,6 +26,8 @@ extension ImageProcessors {
         }
 
         public func process(_ image: DecodedImage) throws(MagpieError) -> DecodedImage {
+            // Works a byte a sample.
+            let image = image.narrowedToEightBits()
             guard width != image.width || height != image.height else { return image }
             var options = magpie_process_options()
             options.operation = MAGPIE_OPERATION_EMBED
@@ -52,6 +54,8 @@ extension ImageProcessors {
         public var identifier: String { "magpie.flatten/1?background=\(background)" }
 
         public func process(_ image: DecodedImage) throws(MagpieError) -> DecodedImage {
+            // Works a byte a sample.
+            let image = image.narrowedToEightBits()
             guard background.alpha == 255 else { return over(image) }
             var options = magpie_process_options()
             options.operation = MAGPIE_OPERATION_FLATTEN

@@ -17,6 +17,8 @@ public protocol ImageProcessing: Sendable {
     var identifier: String { get }
 
     /// Transforms `image`. Throw ``MagpieError/processingFailed(processor:reason:)`` when the
-    /// input cannot be processed.
+    /// input cannot be processed. The pipeline passes images with 8 bits a sample (an image
+    /// that kept 16 is narrowed first, ``DecodedImage/narrowedToEightBits()``); the built-in
+    /// processors narrow any other themselves.
     func process(_ image: DecodedImage) throws(MagpieError) -> DecodedImage
 }

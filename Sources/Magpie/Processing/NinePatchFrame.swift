@@ -23,6 +23,8 @@ extension ImageProcessors {
         public var identifier: String { "magpie.nine-patch-frame/1?patch=\(patch.identifier)" }
 
         public func process(_ image: DecodedImage) throws(MagpieError) -> DecodedImage {
+            // Works a byte a sample.
+            let image = image.narrowedToEightBits()
             guard let markers = NinePatch(patch.image) else {
                 throw .processingFailed(processor: identifier, reason: "a nine-patch is at least 3 x 3 pixels, its border included")
             }

@@ -24,6 +24,8 @@ extension ImageProcessors {
         }
 
         public func process(_ image: DecodedImage) throws(MagpieError) -> DecodedImage {
+            // Works a byte a sample.
+            let image = image.narrowedToEightBits()
             guard radius >= 0, radius.isFinite, (verticalRadius ?? 0) >= 0, verticalRadius?.isFinite ?? true else {
                 throw .processingFailed(processor: identifier, reason: "the radius must be 0 or more")
             }
@@ -51,6 +53,8 @@ extension ImageProcessors {
         public var identifier: String { "magpie.circle/1" }
 
         public func process(_ image: DecodedImage) throws(MagpieError) -> DecodedImage {
+            // Works a byte a sample.
+            let image = image.narrowedToEightBits()
             let side = min(image.width, image.height)
             let square = side == image.width && side == image.height
                 ? image : try Crop(.gravity(.centre, width: side, height: side)).process(image)

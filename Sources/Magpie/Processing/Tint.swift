@@ -30,6 +30,8 @@ extension ImageProcessors {
         }
 
         public func process(_ image: DecodedImage) throws(MagpieError) -> DecodedImage {
+            // Works a byte a sample.
+            let image = image.narrowedToEightBits()
             guard intensity > 0 else { return image }
             let ramp = self.ramp()
             let kept = 256 - Int((intensity * 256).rounded()), taken = 256 - kept
@@ -81,6 +83,8 @@ extension ImageProcessors {
         public var identifier: String { "magpie.frame/1?index=\(index)" }
 
         public func process(_ image: DecodedImage) throws(MagpieError) -> DecodedImage {
+            // Works a byte a sample.
+            let image = image.narrowedToEightBits()
             guard image.isAnimated else { return image }
             return image.frame(min(index, image.frameCount - 1))
         }

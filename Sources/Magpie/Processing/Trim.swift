@@ -36,6 +36,8 @@ extension ImageProcessors {
         }
 
         public func process(_ image: DecodedImage) throws(MagpieError) -> DecodedImage {
+            // Works a byte a sample.
+            let image = image.narrowedToEightBits()
             do {
                 try VipsRuntime.start()
             } catch {

@@ -3,6 +3,8 @@ import CMagpieVips
 /// Runs one of the shim's operations on a bitmap and renders the result into a new one.
 enum VipsProcessing {
     static func run(_ options: magpie_process_options, on image: DecodedImage, identifier: String) throws(MagpieError) -> DecodedImage {
+        // The shim's operations work a byte a sample.
+        let image = image.narrowedToEightBits()
         var options = options
         return try image.pixels.withUnsafeBufferPointer { pixels throws(MagpieError) in
             try render(replacing: image, identifier: identifier) { result, message in

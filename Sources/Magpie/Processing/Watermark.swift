@@ -100,6 +100,8 @@ extension ImageProcessors {
         }
 
         public func process(_ image: DecodedImage) throws(MagpieError) -> DecodedImage {
+            // Works a byte a sample.
+            let image = image.narrowedToEightBits()
             guard opacity > 0 else { return image }
             let size = DecodedImage.Size(width: image.width, height: image.height)
             var laid = mark.image

@@ -42,6 +42,7 @@ struct PipelineContext: Sendable {
             firstFrameWhenTooLarge: request.options.contains(.firstFrameWhenTooLarge), resizeFirst: resizeFirst,
             layoutFirst: layoutFirst)
         options.vectorDPI = request.vectorDPI
+        options.keepsHighDepth = request.options.contains(.keepsHighDepth)
         // The header is read once here for both the layout's decode size and the memory estimate.
         let header = DecodeMemory.header(of: bytes, vectorDPI: request.vectorDPI)
         if let header { options = options.resolvingLayout(for: header) }
