@@ -131,6 +131,13 @@ magpie_status magpie_to_rgba_keeping_depth(VipsImage *in, VipsImage **out, int *
     return to_rgba(in, deep, out, error, error_length);
 }
 
+int magpie_is_opaque16(const uint16_t *pixels, size_t count) {
+    for (size_t i = 3; i < count * 4; i += 4) {
+        if (pixels[i] != 65535) return 0;
+    }
+    return 1;
+}
+
 int magpie_is_opaque(const unsigned char *pixels, size_t count) {
     for (size_t i = 3; i < count * 4; i += 4) {
         if (pixels[i] != 255) return 0;

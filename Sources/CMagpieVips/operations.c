@@ -16,23 +16,34 @@ static void replace(VipsImage **current, VipsImage *next) {
 // Opaque images are worked on as RGB (a quarter less work); transparent ones premultiplied,
 // because resampling or blurring straight alpha lets the colour of invisible pixels bleed
 // into visible edges as a dark fringe.
+// Whether a bitmap holds 16 bits a sample (RGB16); otherwise 8.
+static int is_sixteen(VipsImage *rgba) { return vips_image_get_format(rgba) == VIPS_FORMAT_USHORT; }
+
+static double max_alpha(int sixteen) { return sixteen ? 65535.0 : 255.0; }
+
 static int prepare_for_filtering(VipsImage *rgba, int opaque, VipsImage **out) {
     if (opaque) return vips_extract_band(rgba, out, 0, "n", 3, NULL);
-    return vips_premultiply(rgba, out, NULL);
+    return vips_premultiply(rgba, out, "max_alpha", max_alpha(is_sixteen(rgba)), NULL);
 }
 
-static int finish_filtering(VipsImage *in, int opaque, VipsImage **out) {
+// Back to the bitmap's form: `sixteen` says whether it held 16 bits a sample.
+static int finish_filtering(VipsImage *in, int opaque, int sixteen, VipsImage **out) {
     VipsImage *current = in;
     g_object_ref(current);
     VipsImage *next = NULL;
     if (opaque) {
-        if (vips_bandjoin_const1(current, &next, 255.0, NULL)) goto fail;
+        if (vips_bandjoin_const1(current, &next, max_alpha(sixteen), NULL)) goto fail;
     } else {
-        if (vips_unpremultiply(current, &next, NULL)) goto fail;
+        if (vips_unpremultiply(current, &next, "max_alpha", max_alpha(sixteen), NULL)) goto fail;
     }
     replace(&current, next);
-    if (vips_image_get_format(current) != VIPS_FORMAT_UCHAR) {
-        if (vips_cast_uchar(current, &next, NULL)) goto fail;
+    VipsBandFormat format = sixteen ? VIPS_FORMAT_USHORT : VIPS_FORMAT_UCHAR;
+    if (vips_image_get_format(current) != format) {
+        if (vips_cast(current, &next, format, NULL)) goto fail;
+        replace(&current, next);
+    }
+    if (sixteen && vips_image_get_interpretation(current) != VIPS_INTERPRETATION_RGB16) {
+        if (vips_copy(current, &next, "interpretation", VIPS_INTERPRETATION_RGB16, NULL)) goto fail;
         replace(&current, next);
     }
     *out = current;
@@ -145,7 +156,7 @@ static int resize(VipsImage *rgba, int opaque, const magpie_process_options *opt
         : reduce(filtered, width * horizontal, height * vertical, &resized);
     g_object_unref(filtered);
     if (failed) return -1;
-    failed = finish_filtering(resized, opaque, &finished);
+    failed = finish_filtering(resized, opaque, is_sixteen(rgba), &finished);
     g_object_unref(resized);
     if (failed) return -1;
     if (options->fit != MAGPIE_FIT_FILL) {
@@ -361,7 +372,7 @@ static int blur(VipsImage *rgba, int opaque, double sigma, VipsImage **out) {
     int failed = gaussian_blur(filtered, sigma, &blurred);
     g_object_unref(filtered);
     if (failed) return -1;
-    failed = finish_filtering(blurred, opaque, out);
+    failed = finish_filtering(blurred, opaque, is_sixteen(rgba), out);
     g_object_unref(blurred);
     return failed;
 }
@@ -443,15 +454,18 @@ static int unsharp(VipsImage *rgba, int opaque, double sigma, double amount, Vip
     VipsImage *filtered = NULL, *blurred = NULL, *difference = NULL, *scaled = NULL, *sum = NULL;
     int failed = prepare_for_filtering(rgba, opaque, &filtered) || exact_gaussian_blur(filtered, sigma, &blurred) ||
                  vips_subtract(filtered, blurred, &difference, NULL) || vips_linear1(difference, &scaled, amount, 0, NULL) ||
-                 vips_add(filtered, scaled, &sum, NULL) || finish_filtering(sum, opaque, out);
+                 vips_add(filtered, scaled, &sum, NULL) || finish_filtering(sum, opaque, is_sixteen(rgba), out);
     VipsImage *made[] = {filtered, blurred, difference, scaled, sum};
     for (int i = 0; i < 5; i++) if (made[i]) g_object_unref(made[i]);
     return failed ? -1 : 0;
 }
 
-// The image on a canvas of the background colour; every pixel of the canvas is RGBA8.
+// The image on a canvas of the background colour (given 0...255 a component, widened for a
+// 16-bit bitmap as libvips widens 8 bits: times 257).
 static int embed(VipsImage *rgba, const magpie_process_options *options, VipsImage **out) {
-    VipsArrayDouble *background = vips_array_double_new(options->background, 4);
+    double colour[4];
+    for (int band = 0; band < 4; band++) colour[band] = options->background[band] * (is_sixteen(rgba) ? 257.0 : 1.0);
+    VipsArrayDouble *background = vips_array_double_new(colour, 4);
     int failed = vips_embed(rgba, out, options->x, options->y, options->width, options->height, "extend",
                             VIPS_EXTEND_BACKGROUND, "background", background, NULL);
     vips_area_unref(VIPS_AREA(background));
@@ -502,7 +516,7 @@ static int pixelate(VipsImage *rgba, int opaque, int size, VipsImage **out) {
         if (vips_extract_area(current, &next, 0, 0, width, height, NULL)) goto fail;
         replace(&current, next);
     }
-    int failed = finish_filtering(current, opaque, out);
+    int failed = finish_filtering(current, opaque, is_sixteen(rgba), out);
     g_object_unref(current);
     return failed;
 fail:
@@ -510,11 +524,16 @@ fail:
     return -1;
 }
 
+// Onto an opaque colour (0...255 a component, widened for a 16-bit bitmap).
 static int flatten(VipsImage *rgba, const double *colour, VipsImage **out) {
-    VipsArrayDouble *background = vips_array_double_new(colour, 3);
+    int sixteen = is_sixteen(rgba);
+    double widened[3];
+    for (int band = 0; band < 3; band++) widened[band] = colour[band] * (sixteen ? 257.0 : 1.0);
+    VipsArrayDouble *background = vips_array_double_new(widened, 3);
     VipsImage *flat = NULL, *bytes = NULL;
-    int failed = vips_flatten(rgba, &flat, "background", background, NULL) || vips_cast_uchar(flat, &bytes, NULL) ||
-                 vips_bandjoin_const1(bytes, out, 255.0, NULL);
+    int failed = vips_flatten(rgba, &flat, "background", background, "max_alpha", max_alpha(sixteen), NULL) ||
+                 vips_cast(flat, &bytes, sixteen ? VIPS_FORMAT_USHORT : VIPS_FORMAT_UCHAR, NULL) ||
+                 vips_bandjoin_const1(bytes, out, max_alpha(sixteen), NULL);
     vips_area_unref(VIPS_AREA(background));
     if (flat) g_object_unref(flat);
     if (bytes) g_object_unref(bytes);

@@ -2,7 +2,15 @@
 #include "shim_internal.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <vips/vips.h>
+
+// The operations that work on 16 bits a sample as they do on 8: geometry, no arithmetic on the
+// levels but resampling and blending, and a colour widened as libvips widens.
+static int keeps_depth(magpie_operation operation) {
+    return operation == MAGPIE_OPERATION_RESIZE || operation == MAGPIE_OPERATION_CROP || operation == MAGPIE_OPERATION_EMBED ||
+           operation == MAGPIE_OPERATION_ROTATE || operation == MAGPIE_OPERATION_FLIP || operation == MAGPIE_OPERATION_FLATTEN;
+}
 
 magpie_status magpie_process(const unsigned char *pixels, int width, int height, int frames,
                    const magpie_process_options *options, magpie_image *result, char *error, size_t error_length) {
@@ -13,13 +21,18 @@ magpie_status magpie_process(const unsigned char *pixels, int width, int height,
         return MAGPIE_STATUS_FAILED;
     }
     size_t pixel_count = (size_t)width * height * frames;
-    VipsImage *rgba = magpie_wrap_rgba(pixels, width, height * frames), *out = NULL;
+    int sixteen = options->sample_bytes == 2;
+    if (sixteen && !(frames == 1 && keeps_depth(options->operation))) {
+        magpie_set_error(error, error_length, "only resize, crop, embed, rotate, flip and flatten work on stills with 16 bits a sample");
+        return MAGPIE_STATUS_FAILED;
+    }
+    VipsImage *rgba = sixteen ? magpie_wrap_rgba16(pixels, width, height) : magpie_wrap_rgba(pixels, width, height * frames), *out = NULL;
     if (!rgba) {
         magpie_take_error(error, error_length, "could not wrap the pixels");
         return MAGPIE_STATUS_FAILED;
     }
     // One answer for all frames, so every frame is worked on the same way.
-    int opaque = magpie_is_opaque(pixels, pixel_count);
+    int opaque = sixteen ? magpie_is_opaque16((const uint16_t *)pixels, pixel_count) : magpie_is_opaque(pixels, pixel_count);
     magpie_crop_box box = {0, 0, 0};
     magpie_status status = frames == 1 ? magpie_run_operation(rgba, opaque, options, &box, &out, error, error_length)
                                        : magpie_plan_frames(rgba, pixels, frames, opaque, options, result, error, error_length);
@@ -32,6 +45,7 @@ magpie_status magpie_process(const unsigned char *pixels, int width, int height,
     result->source.width = width;
     result->source.height = height;
     if (frames > 1) return MAGPIE_STATUS_OK;
+    result->sample_bytes = sixteen ? 2 : 1;
     result->handle = out;
     result->frames = 1;
     result->width = vips_image_get_width(out);

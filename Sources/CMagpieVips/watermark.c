@@ -55,9 +55,29 @@ static int magpie_mark_layer(VipsImage *mark, int width, int height, const magpi
     return 0;
 }
 
+// An 8-bit RGBA mark (or layer) as RGB16, each level times 257, as libvips widens 8 bits.
+static int widen(VipsImage *mark, VipsObject *scope, VipsImage **out) {
+    VipsImage **t = (VipsImage **)vips_object_local_array(scope, 2);
+    return vips_linear1(mark, &t[0], 257.0, 0.0, NULL) || vips_cast(t[0], &t[1], VIPS_FORMAT_USHORT, NULL) ||
+           vips_copy(t[1], out, "interpretation", VIPS_INTERPRETATION_RGB16, NULL);
+}
+
+// Over `image` in its own depth: RGB16 for 16 bits a sample (the layer widened), else sRGB.
+static int lay_over(VipsImage *image, VipsImage *layer, int sixteen, VipsObject *scope, VipsImage **out) {
+    VipsImage **t = (VipsImage **)vips_object_local_array(scope, 3);
+    if (sixteen) {
+        if (widen(layer, scope, &t[0])) return -1;
+        layer = t[0];
+    }
+    VipsInterpretation space = sixteen ? VIPS_INTERPRETATION_RGB16 : VIPS_INTERPRETATION_sRGB;
+    return vips_composite2(image, layer, &t[1], VIPS_BLEND_MODE_OVER, "compositing_space", space, NULL) ||
+           vips_cast(t[1], out, sixteen ? VIPS_FORMAT_USHORT : VIPS_FORMAT_UCHAR, NULL);
+}
+
 // One mark on a still: only the area under it is composited (a float pass), then put back into
 // the image, which is otherwise copied as it is. Writes NULL to `out` when the mark misses.
-static int magpie_mark_area(VipsImage *image, VipsImage *mark, const magpie_watermark_options *options, VipsObject *scope, VipsImage **out) {
+static int magpie_mark_area(VipsImage *image, VipsImage *mark, const magpie_watermark_options *options, int sixteen, VipsObject *scope,
+                            VipsImage **out) {
     VipsImage **t = (VipsImage **)vips_object_local_array(scope, 6);
     if (options->opacity < 1) {
         double scale[4] = {1, 1, 1, options->opacity < 0 ? 0 : options->opacity}, offset[4] = {0, 0, 0, 0};
@@ -73,9 +93,7 @@ static int magpie_mark_area(VipsImage *image, VipsImage *mark, const magpie_wate
         return 0;
     }
     if (vips_extract_area(image, &t[1], x0, y0, x1 - x0, y1 - y0, NULL) ||
-        vips_extract_area(mark, &t[2], x0 - left, y0 - top, x1 - x0, y1 - y0, NULL) ||
-        vips_composite2(t[1], t[2], &t[3], VIPS_BLEND_MODE_OVER, "compositing_space", VIPS_INTERPRETATION_sRGB, NULL) ||
-        vips_cast_uchar(t[3], &t[4], NULL))
+        vips_extract_area(mark, &t[2], x0 - left, y0 - top, x1 - x0, y1 - y0, NULL) || lay_over(t[1], t[2], sixteen, scope, &t[4]))
         return -1;
     return vips_insert(image, t[4], out, x0, y0, NULL);
 }
@@ -90,13 +108,18 @@ magpie_status magpie_watermark(const unsigned char *pixels, int width, int heigh
         magpie_set_error(error, error_length, "the image or the mark is empty");
         return MAGPIE_STATUS_FAILED;
     }
+    int sixteen = options->sample_bytes == 2;
+    if (sixteen && frames != 1) {
+        magpie_set_error(error, error_length, "only stills have 16 bits a sample");
+        return MAGPIE_STATUS_FAILED;
+    }
     VipsObject *scope = VIPS_OBJECT(vips_image_new());
     VipsImage **t = (VipsImage **)vips_object_local_array(scope, 6);
-    t[0] = magpie_wrap_rgba(pixels, width, height * frames);
+    t[0] = sixteen ? magpie_wrap_rgba16(pixels, width, height) : magpie_wrap_rgba(pixels, width, height * frames);
     t[1] = magpie_wrap_rgba(mark_pixels, mark_width, mark_height);
     if (t[0] && t[1] && frames == 1 && !options->tile && options->column_count == 1 && options->row_count == 1) {
         VipsImage *marked = NULL;
-        int failed = magpie_mark_area(t[0], t[1], options, scope, &marked);
+        int failed = magpie_mark_area(t[0], t[1], options, sixteen, scope, &marked);
         if (failed) {
             magpie_take_error(error, error_length, "could not lay the watermark");
             g_object_unref(scope);
@@ -111,6 +134,7 @@ magpie_status magpie_watermark(const unsigned char *pixels, int width, int heigh
         g_object_unref(scope);
         result->handle = out;
         result->frames = 1;
+        result->sample_bytes = sixteen ? 2 : 1;
         result->width = width;
         result->height = height;
         result->source.width = width;
@@ -124,8 +148,7 @@ magpie_status magpie_watermark(const unsigned char *pixels, int width, int heigh
         failed = vips_replicate(t[2], &t[3], 1, frames, NULL);
         layer = t[3];
     }
-    failed = failed || vips_composite2(t[0], layer, &t[4], VIPS_BLEND_MODE_OVER, "compositing_space", VIPS_INTERPRETATION_sRGB, NULL) ||
-             vips_cast_uchar(t[4], &t[5], NULL);
+    failed = failed || lay_over(t[0], layer, sixteen, scope, &t[5]);
     if (failed) {
         magpie_take_error(error, error_length, "could not lay the watermark");
         g_object_unref(scope);
@@ -136,6 +159,7 @@ magpie_status magpie_watermark(const unsigned char *pixels, int width, int heigh
     g_object_unref(scope);
     result->handle = out;
     result->frames = frames;
+    result->sample_bytes = sixteen ? 2 : 1;
     result->width = width;
     result->height = height;
     result->source.width = width;

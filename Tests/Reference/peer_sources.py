@@ -140,10 +140,14 @@ def make(spec, path_without_extension):
         eight = f"{path_without_extension}.8.png"
         image.save(eight)
         scaled = f"{path_without_extension}.16.v"
+        wide = f"{path_without_extension}.16u.v"
         vips("linear", eight, scaled, "257", "0")
-        vips("cast", scaled, path, "ushort")
-        os.remove(eight)
-        os.remove(scaled)
+        vips("cast", scaled, wide, "ushort")
+        # Saved as what it is: libvips writes an image whose interpretation is sRGB or B_W with
+        # 8 bits a sample, whatever its band format.
+        vips("copy", wide, path, "--interpretation", "grey16" if "grey" in features else "rgb16")
+        for made in (eight, scaled, wide):
+            os.remove(made)
         return path
     if kind == "heic" or kind == "avif" and "alpha" in features:
         png = f"{path_without_extension}.src.png"

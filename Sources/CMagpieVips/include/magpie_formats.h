@@ -43,6 +43,8 @@ typedef struct {
     int unplayable_animation;
     /// EXIF orientation 1...8 (1 when absent).
     int orientation;
+    /// More than 8 bits a sample (a 16-bit PNG or TIFF).
+    int deep;
     magpie_format format;
     /// The EXIF Copyright as libvips reads it ("text (text, ASCII, n components, n bytes)"),
     /// empty when there is none; cut at 255 bytes.

@@ -99,6 +99,9 @@ typedef struct {
     const double *matrix;
     int matrix_columns;
     int matrix_rows;
+    /// Bytes a sample of the input (and the output): 1, or 2 for a still with 16 bits a sample
+    /// (native byte order), which resize, crop, embed, rotate, flip and flatten keep. 0 is read as 1.
+    int sample_bytes;
 } magpie_process_options;
 
 /// Prepares `options`' operation on the RGBA8 (straight alpha) bitmap `pixels`: `frames`
@@ -144,6 +147,9 @@ typedef struct {
     double opacity;
     /// Repeat the mark across each frame from its centre instead of placing it once.
     int tile;
+    /// Bytes a sample of the image (the mark has 1): 2 for a still with 16 bits a sample, which
+    /// the result keeps, the mark widened to them. 0 is read as 1.
+    int sample_bytes;
 } magpie_watermark_options;
 
 /// Prepares the RGBA8 mark (`mark_width` x `mark_height`) composited over every frame of the
@@ -155,6 +161,8 @@ magpie_status magpie_watermark(const unsigned char *pixels, int width, int heigh
 
 /// Whether every one of the `count` RGBA8 pixels has alpha 255.
 int magpie_is_opaque(const unsigned char *pixels, size_t count);
+/// The same for 16 bits a sample: every alpha is 65535.
+int magpie_is_opaque16(const uint16_t *pixels, size_t count);
 
 /// Makes the corners of the RGBA8 bitmap transparent outside arcs `across` pixels wide and
 /// `down` pixels tall (each at most half its side; equal for circular arcs), in place, with

@@ -57,7 +57,7 @@ public struct VipsDecoder: ImageDecoding {
             whole.resizeFirst = nil
             let image = try decode(data, options: whole, partial: partial)
             let (width, height) = (box.width > 0 ? box.width : image.width, box.height > 0 ? box.height : image.height)
-            return try ImageProcessors.Crop(.gravity(.centre, width: width, height: height)).process(image.narrowedToEightBits())
+            return try ImageProcessors.Crop(.gravity(.centre, width: width, height: height)).process(image)
         }
         let thumbnail = decoding.thumbnail
         let maximumPixels = decoding.maximumPixels

@@ -43,8 +43,10 @@ extension ImageProcessors {
                 options.width = Int32(clamping: width)
                 options.height = Int32(clamping: height)
             }
-            return try VipsProcessing.run(options, on: image, identifier: identifier)
+            return try VipsProcessing.run(options, on: image, identifier: identifier, keepsDepth: true)
         }
+
+        public var keepsHighDepth: Bool { true }
     }
 }
 

@@ -26,8 +26,6 @@ extension ImageProcessors {
         }
 
         public func process(_ image: DecodedImage) throws(MagpieError) -> DecodedImage {
-            // Works a byte a sample.
-            let image = image.narrowedToEightBits()
             guard width != image.width || height != image.height else { return image }
             var options = magpie_process_options()
             options.operation = MAGPIE_OPERATION_EMBED
@@ -36,8 +34,10 @@ extension ImageProcessors {
             options.x = Int32(clamping: x)
             options.y = Int32(clamping: y)
             options.background = background.channels
-            return try VipsProcessing.run(options, on: image, identifier: identifier)
+            return try VipsProcessing.run(options, on: image, identifier: identifier, keepsDepth: true)
         }
+
+        public var keepsHighDepth: Bool { true }
     }
 
     /// Composites an image over a colour, so formats without transparency show that colour
@@ -54,14 +54,16 @@ extension ImageProcessors {
         public var identifier: String { "magpie.flatten/1?background=\(background)" }
 
         public func process(_ image: DecodedImage) throws(MagpieError) -> DecodedImage {
-            // Works a byte a sample.
-            let image = image.narrowedToEightBits()
-            guard background.alpha == 255 else { return over(image) }
+            // The translucent blend works a byte a sample.
+            guard background.alpha == 255 else { return over(image.narrowedToEightBits()) }
             var options = magpie_process_options()
             options.operation = MAGPIE_OPERATION_FLATTEN
             options.background = background.channels
-            return try VipsProcessing.run(options, on: image, identifier: identifier)
+            return try VipsProcessing.run(options, on: image, identifier: identifier, keepsDepth: true)
         }
+
+        /// Onto an opaque colour; a translucent one narrows to 8 bits.
+        public var keepsHighDepth: Bool { background.alpha == 255 }
 
         /// Porter-Duff "over" onto the translucent colour, in straight alpha.
         private func over(_ image: DecodedImage) -> DecodedImage {

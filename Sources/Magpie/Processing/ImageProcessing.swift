@@ -18,7 +18,15 @@ public protocol ImageProcessing: Sendable {
 
     /// Transforms `image`. Throw ``MagpieError/processingFailed(processor:reason:)`` when the
     /// input cannot be processed. The pipeline passes images with 8 bits a sample (an image
-    /// that kept 16 is narrowed first, ``DecodedImage/narrowedToEightBits()``); the built-in
-    /// processors narrow any other themselves.
+    /// that kept 16 is narrowed first, ``DecodedImage/narrowedToEightBits()``) unless the
+    /// processor ``keepsHighDepth``; the built-in processors narrow any other themselves.
     func process(_ image: DecodedImage) throws(MagpieError) -> DecodedImage
+
+    /// Whether the processor works on images with 16 bits a sample and keeps them; the
+    /// pipeline narrows an image to 8 bits before any other. `false` unless a processor says.
+    var keepsHighDepth: Bool { get }
+}
+
+extension ImageProcessing {
+    public var keepsHighDepth: Bool { false }
 }

@@ -48,8 +48,10 @@ extension ImageProcessors {
                 options.full_width = Int32(clamping: fullSize.width)
                 options.full_height = Int32(clamping: fullSize.height)
             }
-            return try VipsProcessing.run(options, on: image, identifier: identifier)
+            return try VipsProcessing.run(options, on: image, identifier: identifier, keepsDepth: true)
         }
+
+        public var keepsHighDepth: Bool { true }
     }
 }
 

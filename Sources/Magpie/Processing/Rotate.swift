@@ -20,8 +20,10 @@ extension ImageProcessors {
             var options = magpie_process_options()
             options.operation = MAGPIE_OPERATION_ROTATE
             options.angle = Int32(degrees)
-            return try VipsProcessing.run(options, on: image, identifier: identifier)
+            return try VipsProcessing.run(options, on: image, identifier: identifier, keepsDepth: true)
         }
+
+        public var keepsHighDepth: Bool { true }
     }
 
     /// Mirrors an image left to right, top to bottom, or both.
@@ -42,8 +44,10 @@ extension ImageProcessors {
             options.operation = MAGPIE_OPERATION_FLIP
             options.flip_horizontal = horizontal ? 1 : 0
             options.flip_vertical = vertical ? 1 : 0
-            return try VipsProcessing.run(options, on: image, identifier: identifier)
+            return try VipsProcessing.run(options, on: image, identifier: identifier, keepsDepth: true)
         }
+
+        public var keepsHighDepth: Bool { true }
     }
 }
 
@@ -55,6 +59,8 @@ extension ImageProcessors {
         public init() {}
 
         public var identifier: String { "magpie.stored-orientation/1" }
+
+        public var keepsHighDepth: Bool { true }
 
         public func process(_ image: DecodedImage) throws(MagpieError) -> DecodedImage {
             // Each orientation's inverse: mirrorings and the transposes are their own inverses,

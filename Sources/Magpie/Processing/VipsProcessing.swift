@@ -2,10 +2,14 @@ import CMagpieVips
 
 /// Runs one of the shim's operations on a bitmap and renders the result into a new one.
 enum VipsProcessing {
-    static func run(_ options: magpie_process_options, on image: DecodedImage, identifier: String) throws(MagpieError) -> DecodedImage {
-        // The shim's operations work a byte a sample.
-        let image = image.narrowedToEightBits()
+    /// `keepsDepth`: the operation works on 16 bits a sample too (resize, crop, embed, rotate,
+    /// flip, on a still); otherwise an image with 16 is narrowed first.
+    static func run(
+        _ options: magpie_process_options, on image: DecodedImage, identifier: String, keepsDepth: Bool = false
+    ) throws(MagpieError) -> DecodedImage {
+        let image = keepsDepth ? image : image.narrowedToEightBits()
         var options = options
+        options.sample_bytes = Int32(image.sampleDepth.rawValue)
         return try image.pixels.withUnsafeBufferPointer { pixels throws(MagpieError) in
             try render(replacing: image, identifier: identifier) { result, message in
                 magpie_process(
@@ -33,17 +37,18 @@ enum VipsProcessing {
         guard prepare(&result, &message) == MAGPIE_STATUS_OK, let output = VipsDecoder.render(&result, message: &message) else {
             throw .processingFailed(processor: identifier, reason: VipsDecoder.text(message))
         }
-        return image.replacingPixels(output, width: Int(result.width), height: Int(result.height))
+        return image.replacingPixels(output, width: Int(result.width), height: Int(result.height), sampleDepth: result.sample_bytes == 2 ? .sixteen : .eight)
     }
 }
 
 extension DecodedImage {
     /// A processed image keeps what is known about its source, and its frames' timing:
-    /// `pixels` holds as many frames of `width` x `height` as this image has.
-    func replacingPixels(_ pixels: [UInt8], width: Int, height: Int) -> DecodedImage {
+    /// `pixels` holds as many frames of `width` x `height` as this image has, with
+    /// `sampleDepth` bits a sample.
+    func replacingPixels(_ pixels: [UInt8], width: Int, height: Int, sampleDepth: SampleDepth = .eight) -> DecodedImage {
         DecodedImage(
             width: width, height: height, pixels: pixels, sourceFormat: sourceFormat, sourceWidth: sourceWidth,
             sourceHeight: sourceHeight, animation: animation, firstFrameReason: firstFrameReason, copyright: copyright,
-            sourceOrientation: sourceOrientation)
+            sourceOrientation: sourceOrientation, sampleDepth: sampleDepth)
     }
 }

@@ -99,9 +99,10 @@ extension ImageProcessors {
                 + "&scale=\(scaleWidth)x\(scaleHeight)&offset-scale=\(offsetScale)"
         }
 
+        /// A still with 16 bits a sample keeps them, the mark widened to them.
+        public var keepsHighDepth: Bool { true }
+
         public func process(_ image: DecodedImage) throws(MagpieError) -> DecodedImage {
-            // Works a byte a sample.
-            let image = image.narrowedToEightBits()
             guard opacity > 0 else { return image }
             let size = DecodedImage.Size(width: image.width, height: image.height)
             var laid = mark.image
@@ -182,6 +183,8 @@ extension ImageProcessors {
 
         private func composite(_ laid: DecodedImage, over image: DecodedImage, _ options: magpie_watermark_options) throws(MagpieError) -> DecodedImage {
             var options = options
+            options.sample_bytes = Int32(image.sampleDepth.rawValue)
+            let laid = laid.narrowedToEightBits()
             // libvips reads both bitmaps while rendering, so the render happens in their scopes.
             return try image.pixels.withUnsafeBufferPointer { pixels throws(MagpieError) in
                 try laid.pixels.withUnsafeBufferPointer { markPixels throws(MagpieError) in

@@ -49,11 +49,11 @@ final class ProcessImage: Sendable {
     }
 
     /// Runs a processor, naming it in any failure that does not already. A processor that
-    /// refuses its input as too large (as a decoder would) is passed on as it said. Processors
-    /// work a byte a sample: an image that kept 16 is narrowed first.
+    /// refuses its input as too large (as a decoder would) is passed on as it said. An image
+    /// that kept 16 bits a sample is narrowed first unless the processor keeps them.
     static func run(_ processor: some ImageProcessing, on image: DecodedImage) throws(MagpieError) -> DecodedImage {
         do {
-            return try processor.process(image.narrowedToEightBits())
+            return try processor.process(processor.keepsHighDepth ? image : image.narrowedToEightBits())
         } catch {
             switch error {
             case .processingFailed, .outputTooLarge, .cancelled, .imageTooLarge, .animationTooLarge: throw error

@@ -20,7 +20,7 @@ struct ProxyOptionsPage {
         "rs:fit:240:240/wmt:\(base64URL("<span foreground=\"white\"><b>Magpie</b></span>"))/wm:0.9:re:16:16",
         "rs:fit:240:240/mc:1:3366cc", "rs:fit:240:240/dt:1:1e3264:f0c850", "rs:fit:240:240/a:20:1.3:1.5",
         "rs:fit:240:240/ar:0/rot:90", "rs:fit:480:480/mrd:160", "rs:fit:240:240/ex:1/bg:f80", "rs:fit:240:240/f:bmp",
-        "rs:fit:240:240/f:ico",
+        "rs:fit:240:240/f:ico", "rs:fit:240:240/ph:1/f:png",
     ]
 
     /// URL-safe base64 without padding, as imgproxy's text and URL options take it.

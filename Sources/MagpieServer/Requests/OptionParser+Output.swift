@@ -14,6 +14,7 @@ extension OptionParser {
             }
         }),
         (["keep_copyright", "kcr"], { option, reading, _ throws(ProxyURLError) in reading.options.keepsCopyright = try option.bool() }),
+        (["preserve_hdr", "ph"], { option, reading, _ throws(ProxyURLError) in reading.options.preservesHighDepth = try option.bool() }),
         (["quality", "q"], quality), (["format_quality", "fq"], formatQuality), (["format", "f", "ext"], outputFormat),
         (["skip_processing", "skp"], { option, reading, _ throws(ProxyURLError) in
             for index in option.values.indices { reading.options.skipProcessing.insert(try anyFormat(option, index)) }

@@ -84,14 +84,8 @@ struct OptionParser: Sendable {
         return table
     }()
 
-    /// Options imgproxy has that Magpie does not carry out yet: a 400 naming them. Turning
-    /// `preserve_hdr` off asks for what Magpie always writes (8 bits a channel, sRGB).
+    /// Options imgproxy has that Magpie does not carry out yet: a 400 naming them.
     private static let refusedReaders: [(names: [String], read: Reader)] = [
-        (["preserve_hdr", "ph"],
-         { option, _, _ throws(ProxyURLError) in
-             guard try option.bool() else { return }
-             throw ProxyURLError.malformed("the option '\(option.name)' (keeping 16 bits and HDR) is not supported by Magpie yet")
-         }),
         (["enforce_thumbnail", "eth"],
          { option, _, _ throws(ProxyURLError) in throw ProxyURLError.malformed("the option '\(option.name)' is not supported by Magpie yet") }),
     ]

@@ -29,6 +29,9 @@ public struct ProxyOptions: Sendable, Hashable {
     public var maximumBytes: Int?
     /// Write the source's EXIF Copyright, the only metadata kept (`keep_copyright`).
     public var keepsCopyright = false
+    /// Keep a 16-bit source's 16 bits a sample where the output format holds them (PNG, TIFF)
+    /// (imgproxy's `preserve_hdr`); `nil` leaves it to ``ProxyConfiguration/preservesHighDepth``.
+    public var preservesHighDepth: Bool?
     /// Write an opaque PNG source as JPEG where no format is asked (thumbor's `AUTO_PNG_TO_JPG`).
     public var opaquePNGAsJPEG = false
     /// What a source in each format is written as where no format is asked (the grammar's rule:

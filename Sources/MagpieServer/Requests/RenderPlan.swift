@@ -12,13 +12,17 @@ struct RenderPlan: Sendable {
     let watermark: WatermarkOptions?
     let offsetScale: Double
     let vectorDPI: Double?
+    /// Whether a 16-bit source keeps its depth (``ProxyOptions/preservesHighDepth``, else the
+    /// operator's ``ProxyConfiguration/preservesHighDepth``).
+    let keepsHighDepth: Bool
     /// What the plan was made from, to make it again with a frame's patch.
     private let options: ProxyOptions
     private let limits: ProcessingLimits
     private let watermarkOpacity: Double
 
-    /// `watermarkOpacity` is the operator's, multiplying the URL's.
-    init(_ options: ProxyOptions, limits: ProcessingLimits, watermarkOpacity: Double = 1) {
+    /// `watermarkOpacity` is the operator's, multiplying the URL's; `preservesHighDepth` the
+    /// operator's default for ``ProxyOptions/preservesHighDepth``.
+    init(_ options: ProxyOptions, limits: ProcessingLimits, watermarkOpacity: Double = 1, preservesHighDepth: Bool = false) {
         let filters = options.filters.processors
         var processors: [any ImageProcessing] = []
         if options.limits.limitsSource { processors.append(URLSourceCheck(limits: options.limits)) }
@@ -45,6 +49,7 @@ struct RenderPlan: Sendable {
         self.watermark = watermark
         offsetScale = options.layout.dpr
         vectorDPI = options.vectorDPI
+        keepsHighDepth = options.preservesHighDepth ?? preservesHighDepth
         self.options = options
         self.limits = limits
         self.watermarkOpacity = watermarkOpacity
@@ -54,7 +59,7 @@ struct RenderPlan: Sendable {
     func framed(with patch: ImageProcessors.Watermark.Mark) -> RenderPlan {
         var framed = options
         framed.filters = options.filters.framing(with: patch)
-        return RenderPlan(framed, limits: limits, watermarkOpacity: watermarkOpacity)
+        return RenderPlan(framed, limits: limits, watermarkOpacity: watermarkOpacity, preservesHighDepth: keepsHighDepth)
     }
 
     /// What the pipeline is asked to load for `source`, with `mark` laid as ``watermark`` says.
@@ -67,6 +72,7 @@ struct RenderPlan: Sendable {
                     scaleHeight: watermark.scaleHeight, offsetScale: offsetScale))
         }
         var request = ImageRequest(url: source, processors: processors, options: firstFrameOnly ? [.firstFrameOnly] : [])
+        if keepsHighDepth { request.options.insert(.keepsHighDepth) }
         request.vectorDPI = vectorDPI
         return request
     }

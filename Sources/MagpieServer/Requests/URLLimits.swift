@@ -47,4 +47,7 @@ struct URLSourceCheck: ImageProcessing {
         }
         return image
     }
+
+    /// Reads sizes only: an image with 16 bits a sample passes as it is.
+    var keepsHighDepth: Bool { true }
 }

@@ -22,7 +22,9 @@ extension ImageProxy {
                 options.watermark = nil
                 skipped.append("watermark: no watermark is configured (IMGPROXY_WATERMARK_PATH), so none is laid")
             }
-            let plan = RenderPlan(options, limits: configuration.limits, watermarkOpacity: grammar.watermarkOpacity)
+            let plan = RenderPlan(
+                options, limits: configuration.limits, watermarkOpacity: grammar.watermarkOpacity,
+                preservesHighDepth: configuration.preservesHighDepth)
             if case .failure(let refusal) = Result(catching: { () throws(MagpieError) in try configuration.sources.check(source) }) {
                 throw ProxyURLError.sourceNotAllowed(refusal.description)
             }

@@ -21,6 +21,7 @@ extension ProxyConfiguration {
     /// | `imgproxy.max.result.dimension` | `IMGPROXY_MAX_RESULT_DIMENSION` | ``maximumResultDimension`` (0: none) |
     /// | `imgproxy.allow.security.options` | `IMGPROXY_ALLOW_SECURITY_OPTIONS` | ``allowsSecurityOptions`` |
     /// | `imgproxy.always.rasterize.svg` | `IMGPROXY_ALWAYS_RASTERIZE_SVG` | ``alwaysRasterizesSVG`` |
+    /// | `imgproxy.preserve.hdr` | `IMGPROXY_PRESERVE_HDR` | ``preservesHighDepth`` |
     /// | `imgproxy.ttl` | `IMGPROXY_TTL` | ``cacheMaxAge`` in seconds |
     /// | `imgproxy.quality` | `IMGPROXY_QUALITY` | ``defaultQuality`` |
     /// | `imgproxy.format.quality` | `IMGPROXY_FORMAT_QUALITY` | `jpeg=80,webp=75` |
@@ -87,6 +88,7 @@ extension ProxyConfiguration {
             allowsSecurityOptions = allowed
         }
         if let always = try Self.boolean(settings, "imgproxy.always.rasterize.svg", "IMGPROXY_ALWAYS_RASTERIZE_SVG") { alwaysRasterizesSVG = always }
+        if let preserve = try Self.boolean(settings, "imgproxy.preserve.hdr", "IMGPROXY_PRESERVE_HDR") { preservesHighDepth = preserve }
         if let seconds = try Self.whole(settings, "imgproxy.ttl", "IMGPROXY_TTL") {
             guard seconds >= 0 else { throw Self.invalid("IMGPROXY_TTL", "is seconds, 0 or more") }
             cacheMaxAge = .seconds(seconds)

@@ -96,6 +96,9 @@ public struct ProxyConfiguration: Sendable {
     public var watermarkURL: URL?
     /// Multiplies every watermark's opacity (`IMGPROXY_WATERMARK_OPACITY`).
     public var watermarkOpacity = 1.0
+    /// Keep a 16-bit source's depth where the output holds it, unless a URL says otherwise
+    /// (imgproxy's `IMGPROXY_PRESERVE_HDR`, `preserve_hdr`).
+    public var preservesHighDepth = false
     /// JPEG, WebP and AVIF quality when the URL gives none.
     public var defaultQuality = 80
     /// Quality for particular output formats, over ``defaultQuality`` (imgproxy's

@@ -107,6 +107,87 @@ struct HighDepthTests {
         #expect(try Self.read(try ImageEncoder().encode(kept.narrowedToEightBits(), as: .png)).bit_depth == 8)
     }
 
+    /// The geometry keeps 16 bits a sample, level for level what it does to 8 bits (resampling
+    /// within two levels of 8 bits); a filter narrows. Opaque, as a pixel too transparent for
+    /// 8 bits to keep its colour keeps it in 16.
+    @Test func geometryKeepsSixteenBits() throws {
+        let (bytes, _) = try Self.source("rgb", width: 60, height: 40)
+        var options = DecodingOptions()
+        options.keepsHighDepth = true
+        let kept = try VipsDecoder().decode(bytes, options: options)
+        let eight = kept.narrowedToEightBits()
+        let steps: [(any ImageProcessing, Int)] = [
+            (ImageProcessors.Crop(.rectangle(x: 5, y: 3, width: 20, height: 11)), 0),
+            (ImageProcessors.Rotate(degrees: 90)!, 0),
+            (ImageProcessors.Flip(horizontal: true, vertical: true), 0),
+            (ImageProcessors.Embed(width: 70, height: 44, x: 4, y: 2, background: Colour(red: 200, green: 10, blue: 0)), 0),
+            (ImageProcessors.Resize(width: 24, height: 24, fit: .fill), 2),
+            (ImageProcessors.Resize(width: 90, height: 60, fit: .fit, upscale: true), 2),
+        ]
+        for (step, tolerance) in steps {
+            let deep = try step.process(kept)
+            #expect(deep.sampleDepth == .sixteen, "\(step.identifier)")
+            let shallow = try step.process(eight)
+            #expect(deep.width == shallow.width && deep.height == shallow.height, "\(step.identifier)")
+            let differences = zip(deep.narrowedToEightBits().pixels, shallow.pixels).map { abs(Int($0) - Int($1)) }
+            #expect(differences.max() ?? 0 <= tolerance, "\(step.identifier): \(differences.max() ?? 0)")
+        }
+        // The canvas is the colour widened as libvips widens it: 200 becomes 51400.
+        let canvas = try ImageProcessors.Embed(width: 70, height: 44, x: 4, y: 2, background: Colour(red: 200, green: 10, blue: 0)).process(kept)
+        #expect(Array(Self.samples(canvas).prefix(4)) == [200 * 257, 10 * 257, 0, 65535])
+        // The resampled levels are 16-bit ones, not 8-bit levels widened.
+        let resized = try ImageProcessors.Resize(width: 24, height: 24, fit: .fill).process(kept)
+        #expect(Self.samples(resized).contains { $0 % 257 != 0 })
+        #expect(try ImageProcessors.GaussianBlur(sigma: 2).process(kept).sampleDepth == .eight)
+    }
+
+    /// Flattening onto a colour and laying a watermark (8 bits, widened) keep 16 bits a sample,
+    /// within two levels of what they make of 8; placed and tiled marks alike.
+    @Test func blendingKeepsSixteenBits() throws {
+        let (bytes, _) = try Self.source("rgba", width: 60, height: 40)
+        var options = DecodingOptions()
+        options.keepsHighDepth = true
+        let kept = try VipsDecoder().decode(bytes, options: options)
+        let mark = ImageProcessors.Watermark.Mark(identifier: "test-mark", image: try VipsDecoder().decode(try TestImages.texture(width: 16, height: 12, format: .png), options: DecodingOptions()))
+        let steps: [any ImageProcessing] = [
+            ImageProcessors.Flatten(background: Colour(red: 30, green: 200, blue: 90)),
+            ImageProcessors.Watermark(mark: mark, opacity: 0.5, position: .placed(.centre)),
+            ImageProcessors.Watermark(mark: mark, opacity: 0.7, position: .tiled(spacingX: 2, spacingY: 2)),
+        ]
+        for step in steps {
+            let deep = try step.process(kept)
+            #expect(deep.sampleDepth == .sixteen, "\(step.identifier)")
+            let narrowed = deep.narrowedToEightBits(), shallow = try step.process(kept.narrowedToEightBits())
+            var worst = 0
+            for pixel in stride(from: 0, to: shallow.pixels.count, by: 4) where shallow.pixels[pixel + 3] >= 128 {
+                for band in 0..<4 { worst = max(worst, abs(Int(narrowed.pixels[pixel + band]) - Int(shallow.pixels[pixel + band]))) }
+            }
+            #expect(worst <= 2, "\(step.identifier): \(worst)")
+        }
+        // A flattened image is opaque, at 16 bits.
+        let flat = try ImageProcessors.Flatten(background: .white).process(kept)
+        #expect(flat.isOpaque && !kept.isOpaque)
+        // A translucent background narrows.
+        #expect(try ImageProcessors.Flatten(background: Colour(red: 0, green: 0, blue: 0, alpha: 128)).process(kept).sampleDepth == .eight)
+    }
+
+    /// Transparent pixels are resampled premultiplied at 16 bits as at 8: where alpha is high
+    /// enough for 8 bits to keep the colour, the two agree within two levels.
+    @Test func transparencyIsResampledAlike() throws {
+        let (bytes, _) = try Self.source("rgba", width: 60, height: 40)
+        var options = DecodingOptions()
+        options.keepsHighDepth = true
+        let kept = try VipsDecoder().decode(bytes, options: options)
+        let resize = ImageProcessors.Resize(width: 24, height: 24, fit: .fill)
+        let deep = try resize.process(kept).narrowedToEightBits(), shallow = try resize.process(kept.narrowedToEightBits())
+        var compared = 0
+        for pixel in stride(from: 0, to: shallow.pixels.count, by: 4) where shallow.pixels[pixel + 3] >= 128 {
+            for band in 0..<4 { #expect(abs(Int(deep.pixels[pixel + band]) - Int(shallow.pixels[pixel + band])) <= 2) }
+            compared += 1
+        }
+        #expect(compared > 100)
+    }
+
     /// Through the pipeline: kept without processors, narrowed by a processor, and cached apart
     /// from the same URL's 8-bit image.
     @Test func thePipelineKeepsDepthWhenAsked() async throws {
@@ -122,10 +203,18 @@ struct HighDepthTests {
             let plain = try await fixture.pipeline.image(for: url)
             #expect(plain.sampleDepth == .eight)
             #expect(try await fixture.pipeline.image(for: deep).container.image.sampleDepth == .sixteen)
+            // A layout (the decode scales on load) keeps the depth; a blur after it does not.
+            var layout = Layout()
+            layout.width = 4
+            layout.height = 3
+            layout.resizing = .fill
             var processed = deep
-            processed.processors = [ImageProcessors.Resize(width: 4, height: 4, fit: .fit)]
-            let resized = try await fixture.pipeline.image(for: processed).container.image
-            #expect(resized.sampleDepth == .eight && resized.width == 4)
+            processed.processors = [ImageProcessors.Layout(layout)]
+            let laidOut = try await fixture.pipeline.image(for: processed).container.image
+            #expect(laidOut.sampleDepth == .sixteen && laidOut.width == 4 && laidOut.height == 3)
+            processed.processors.append(ImageProcessors.GaussianBlur(sigma: 1))
+            let blurred = try await fixture.pipeline.image(for: processed).container.image
+            #expect(blurred.sampleDepth == .eight && blurred.width == 4)
         }
     }
 }

@@ -213,7 +213,7 @@ struct ProxyURLTests {
 
     /// What the migration article lists as refused is a 400 naming it, never ignored (imgproxy's
     /// grammar answers it 404).
-    @Test(arguments: ["ph:1", "eth:1", "pages:2"])
+    @Test(arguments: ["eth:1", "pages:2"])
     func refusedOptionsAreNamed(segment: String) {
         let name = String(segment.prefix { $0 != ":" })
         #expect {
@@ -224,10 +224,13 @@ struct ProxyURLTests {
         }
     }
 
-    /// Turning `preserve_hdr` off asks for what Magpie writes anyway.
-    @Test func preserveHDROffIsRead() throws {
-        #expect(try Self.parser.parse(["ph:0"]) == Self.parser.parse([]))
-        #expect(try Self.parser.parse(["preserve_hdr:false"]) == Self.parser.parse([]))
+    /// `preserve_hdr` (`ph`) on or off is the URL's word over the operator's default; unsaid,
+    /// the default holds.
+    @Test func preserveHDRIsRead() throws {
+        #expect(try Self.parser.parse([]).preservesHighDepth == nil)
+        #expect(try Self.parser.parse(["ph:0"]).preservesHighDepth == false)
+        #expect(try Self.parser.parse(["preserve_hdr:true"]).preservesHighDepth == true)
+        #expect(try Self.parser.parse(["ph:1", "ph:0"]).preservesHighDepth == false)
     }
 
     /// What a CDN or a browser normalised, restored as imgproxy restores it before the

@@ -36,6 +36,9 @@ extension ImageProcessors {
             "magpie.layout/1?\(layout.name)" + filters.map { "&filter=\($0.identifier)" }.joined()
         }
 
+        /// The geometry keeps 16 bits a sample; a trim or a filter narrows the image to 8.
+        public var keepsHighDepth: Bool { true }
+
         public func process(_ image: DecodedImage) throws(MagpieError) -> DecodedImage {
             // The whole upright image's size, though the decoder may have handed over fewer pixels.
             var full = DecodedImage.Size(width: image.fullSize?.width ?? image.width, height: image.fullSize?.height ?? image.height)
@@ -74,7 +77,7 @@ extension ImageProcessors {
             }
             // The bitmap is the layout's now, even where the decoder already made it this size: a
             // processor after it must not size its output from the whole image's size.
-            if image.fullSize != nil { image = image.replacingPixels(image.pixels, width: image.width, height: image.height) }
+            if image.fullSize != nil { image = image.replacingPixels(image.pixels, width: image.width, height: image.height, sampleDepth: image.sampleDepth) }
             if let resultCrop = plan.resultCrop {
                 image = try cut(image, resultCrop, reducedFrom: target)
             }
@@ -139,7 +142,11 @@ extension DecodingOptions {
     /// the thumbnail it decodes straight to and the whole image's size to report; unchanged
     /// otherwise. One rule for the memory estimate, the pipeline and the decoder.
     func resolvingLayout(for header: magpie_header) -> DecodingOptions {
-        guard thumbnail == nil, let layout = layoutFirst, let box = layout.decodeThumbnail(for: header) else { return self }
+        // libvips' thumbnail writes 8 bits a sample: a depth to keep is decoded whole, and the
+        // layout scales it.
+        guard thumbnail == nil, !(keepsHighDepth && header.deep != 0), let layout = layoutFirst,
+            let box = layout.decodeThumbnail(for: header)
+        else { return self }
         var resolved = self
         (resolved.thumbnail, resolved.layoutFirst, resolved.resizeFirst, resolved.wholeSize) = (box, nil, nil, Layout.uprightSize(of: header))
         return resolved

@@ -39,7 +39,21 @@ struct PeerRowCheck {
         for (key, value) in row.checks {
             if let failure = check(key, value, image) { failures.append(failure) }
         }
+        if let failure = depthFailure() { failures.append(failure) }
         return failures
+    }
+
+    /// The bits a sample the peer's test saw in its output ("output interpretation RGB16 (16-bit
+    /// RGB)", "sRGB (8-bit)" in the row's notes), against what the answer holds.
+    private func depthFailure() -> String? {
+        guard reply.status == 200, let range = row.notes.range(of: "output interpretation ") else { return nil }
+        let note = row.notes[range.upperBound...]
+        guard let open = note.firstIndex(of: "("), let bits = Int(note[note.index(after: open)...].prefix { $0.isNumber }) else { return nil }
+        var options = DecodingOptions(maximumPixels: .max)
+        options.keepsHighDepth = true
+        guard let answer = try? VipsDecoder().decode(reply.body, options: options) else { return "the answer does not decode" }
+        let got = answer.sampleDepth == .sixteen ? 16 : 8
+        return got == bits ? nil : "\(got) bits a sample, the peer's \(bits)"
     }
 
     private func check(_ key: String, _ value: String, _ image: DecodedImage?) -> String? {
