@@ -5,13 +5,16 @@ both grammars on one server, imgproxy's validator settings on (`IMGPROXY_USE_LAS
 photos (some with wide-gamut or grey colour profiles) served by Python's file server (which
 sends `Last-Modified` and answers `If-Modified-Since`). Requests mix imgproxy resizes with
 negotiated formats, thumbor fit-ins with `fill(blur)`, `background_color(auto)`, smart crops and
-filter chains, repeats of URLs already answered (the reading memo and the result cache), and
-conditional requests sent back with the answer's own validators (which must be 304s).
+filter chains, repeats of URLs already answered (the reading memo and the result cache),
+conditional requests sent back with the answer's own validators (which must be 304s), and
+`local:///` sources below `IMGPROXY_LOCAL_FILESYSTEM_ROOT`: the photos, and 16-bit PNGs made
+from some of them (libvips' `vips` tool) asked with `preserve_hdr:1`, whose PNG answers must keep
+16 bits, and `..` paths, which must be refused.
 
 usage: drop-in-user-run.py MAGPIE_BINARY PHOTO_DIR REQUESTS
 Prints statuses, anything not as the URL should get, p50/p99, and the proxy's peak RSS (VmHWM).
 """
-import io, os, random, re, signal, socket, subprocess, sys, tempfile, time, urllib.error, urllib.parse, urllib.request
+import io, os, random, re, shutil, signal, socket, subprocess, sys, tempfile, time, urllib.error, urllib.parse, urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from PIL import Image
 
@@ -30,8 +33,22 @@ origin_port = free_port()
 origin = subprocess.Popen([sys.executable, "-m", "http.server", str(origin_port), "--bind", "127.0.0.1", "--directory", photos],
                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 cache = tempfile.mkdtemp(prefix="drop-in-run-")
+# The local root: the photos, and 16-bit PNGs of the 1-3 MP ones (each level times 257).
+root = tempfile.mkdtemp(prefix="drop-in-root-")
+for name in names:
+    with open(os.path.join(photos, name), "rb") as original, open(os.path.join(root, name), "wb") as copy:
+        copy.write(original.read())
+deep = []
+for name in [n for n in names if 1_000_000 <= Image.open(os.path.join(photos, n)).size[0] * Image.open(os.path.join(photos, n)).size[1] <= 3_200_000][:6]:
+    stem = os.path.join(root, name[:-4])
+    subprocess.run(["vips", "linear", os.path.join(photos, name), stem + ".v", "257", "0"], check=True)
+    subprocess.run(["vips", "cast", stem + ".v", stem + ".u.v", "ushort"], check=True)
+    subprocess.run(["vips", "copy", stem + ".u.v", stem + "-16.png", "--interpretation", "rgb16"], check=True)
+    os.remove(stem + ".v")
+    os.remove(stem + ".u.v")
+    deep.append(name[:-4] + "-16.png")
 environment = dict(os.environ, IMGPROXY_USE_LAST_MODIFIED="true", IMGPROXY_CACHE_CONTROL_PASSTHROUGH="true",
-                   MAX_WIDTH="1200", MAX_HEIGHT="1200", AUTO_WEBP="True")
+                   MAX_WIDTH="1200", MAX_HEIGHT="1200", AUTO_WEBP="True", IMGPROXY_LOCAL_FILESYSTEM_ROOT=root)
 proxy = subprocess.Popen([binary, "proxy", "--port", "0", "--allow-unsigned", "--allow-addresses", "loopback", "--cache-dir", cache,
                           "--log-level", "warning"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=environment)
 port = None
@@ -66,6 +83,13 @@ def url(index):
         return f"/unsafe/fit-in/{side}x{side}/filters:background_color(auto):grayscale():round_corner(20,255,255,255)/{source(name, True)}", {}, {200}
     if kind == 5:
         return f"/unsafe/{side}x0/filters:brightness(10):contrast(10):sharpen(1,1,true)/{source(name, True)}", {}, {200}
+    if kind == 6 and index % 16 == 6:
+        # A 16-bit PNG kept at 16 bits, or an escape from the root, refused.
+        if index % 64 == 6:
+            return f"/unsafe/rs:fit:{side}:{side}/plain/local:///../{random.choice(names)}", {}, {404}
+        return f"/unsafe/rs:fill:{side}:{side // 2}/ph:1/f:png/plain/local:///{random.choice(deep)}", {}, {200}
+    if kind == 6:
+        return f"/unsafe/rs:fit:{side}:{side}/plain/local:///{name}", {}, {200}
     # A URL answered before, again: from the memo and the memory cache.
     return f"/unsafe/rs:fill:256:256/{source(names[index % 5])}", {}, {200}
 
@@ -105,6 +129,8 @@ def one(index):
             answered[path] = (response.get("ETag"), response.get("Last-Modified"))
         if "x0/" not in path and "fit-in" not in path and "smart" not in path and "rs:" not in path:
             pass
+        if "ph:1/f:png" in path and body[24] != 16:
+            problems.append(f"{body[24]}-bit PNG for {path[:120]}, asked to keep 16")
         if "/unsafe/" in path and "plain/" not in path:
             width, height = Image.open(io.BytesIO(body)).size
             if width > 1200 or height > 1200:
@@ -133,6 +159,7 @@ finally:
     proxy.send_signal(signal.SIGTERM)
     proxy.wait(timeout=30)
     origin.terminate()
+    shutil.rmtree(root, ignore_errors=True)
 times.sort()
 print(f"{count} requests in {time.time() - started:.0f} s; statuses {dict(sorted(statuses.items()))}")
 print(f"p50 {times[len(times) // 2] * 1000:.0f} ms, p99 {times[int(len(times) * 0.99)] * 1000:.0f} ms; proxy peak RSS {peak} MB")
