@@ -32,6 +32,10 @@ public struct FileSystemLoader: SourceLoader {
 
     private func readNow(_ url: URL, limit: Int) throws(MagpieError) -> SourceData {
         let path = try self.path(of: url)
+        // Only a regular file: opening a named pipe would wait for a writer, and a device may
+        // never end.
+        var status = stat()
+        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { throw .sourceNotFound(url) }
         guard let handle = FileHandle(forReadingAtPath: path) else { throw .sourceNotFound(url) }
         defer { try? handle.close() }
         // One byte past the limit tells a file over it from one at it, however the file
@@ -40,7 +44,6 @@ public struct FileSystemLoader: SourceLoader {
         do {
             data = try handle.read(upToCount: limit + 1)
         } catch {
-            // A folder opens but cannot be read.
             throw .sourceNotFound(url)
         }
         let bytes = data.map(Array.init) ?? []

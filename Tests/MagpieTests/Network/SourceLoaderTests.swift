@@ -53,6 +53,10 @@ struct SourceLoaderTests {
             #expect(try await Self.failure(loader, "local:///outside-link.png") == .invalidURL("local:///outside-link.png", reason: "a symbolic link leads out of the root folder"))
             #expect(try await Self.failure(loader, "local:///photos/missing.png") == .sourceNotFound(URL(string: "local:///photos/missing.png")!))
             #expect(try await Self.failure(loader, "local:///photos") == .sourceNotFound(URL(string: "local:///photos")!))
+            // A named pipe is not waited on: nothing is found there.
+            #expect(mkfifo(root.appendingPathComponent("pipe").path, 0o600) == 0)
+            #expect(try await Self.failure(loader, "local:///pipe") == .sourceNotFound(URL(string: "local:///pipe")!))
+            #expect(try await Self.failure(FileSystemLoader(), root.appendingPathComponent("pipe").absoluteString) != nil)
             // The limit holds on the bytes read, not on a size looked up first.
             let size = try Data(contentsOf: root.appendingPathComponent("photos/a.png")).count
             #expect(try await Self.failure(loader, "local:///photos/a.png", limit: size - 1) == .responseTooLarge(limit: size - 1))
