@@ -4,7 +4,42 @@
 #include "magpie_encode.h"
 #include "shim_internal.h"
 
+#include <stdint.h>
 #include <vips/vips.h>
+
+// Whether red, green and blue are equal in each of the `count` pixels.
+static int is_grey(const unsigned char *pixels, size_t count, int sixteen) {
+    if (sixteen) {
+        const uint16_t *samples = (const uint16_t *)pixels;
+        for (size_t i = 0; i < count * 4; i += 4)
+            if (samples[i] != samples[i + 1] || samples[i] != samples[i + 2]) return 0;
+        return 1;
+    }
+    for (size_t i = 0; i < count * 4; i += 4)
+        if (pixels[i] != pixels[i + 1] || pixels[i] != pixels[i + 2]) return 0;
+    return 1;
+}
+
+// The bands a lossless format needs for what the pixels hold: one grey band for a grey image,
+// no alpha for an opaque one (a grey source stays grey, as imgproxy keeps it, and an opaque
+// PNG is not a quarter larger for an alpha band of 255s).
+static int fewest_bands(VipsImage *image, int grey, int opaque, int sixteen, VipsImage **out) {
+    if (!grey) return opaque ? vips_extract_band(image, out, 0, "n", 3, NULL) : vips_copy(image, out, NULL);
+    VipsImage *level = NULL, *joined = NULL;
+    int failed;
+    if (opaque) {
+        failed = vips_extract_band(image, &joined, 0, NULL);
+    } else {
+        VipsImage *alpha = NULL;
+        failed = vips_extract_band(image, &level, 0, NULL) || vips_extract_band(image, &alpha, 3, NULL) ||
+                 vips_bandjoin2(level, alpha, &joined, NULL);
+        if (alpha) g_object_unref(alpha);
+        if (level) g_object_unref(level);
+    }
+    if (!failed) failed = vips_copy(joined, out, "interpretation", sixteen ? VIPS_INTERPRETATION_GREY16 : VIPS_INTERPRETATION_B_W, NULL);
+    if (joined) g_object_unref(joined);
+    return failed;
+}
 
 magpie_status magpie_encode(const unsigned char *pixels, int width, int height, const magpie_encode_options *options,
                   unsigned char **output, size_t *output_length, char *error, size_t error_length) {
@@ -38,13 +73,28 @@ magpie_status magpie_encode(const unsigned char *pixels, int width, int height, 
     // own default EXIF block, bytes no viewer needs, or, when kept, the copyright set here.
     int strip = !(options->copyright && options->copyright[0]);
     if (!strip) vips_image_set_string(image, "exif-ifd0-Copyright", options->copyright);
+    // The first frame's pixels decide: the stills' formats write only it.
+    size_t count = (size_t)width * (size_t)height;
+    int opaque = sixteen ? magpie_is_opaque16((const uint16_t *)pixels, count) : magpie_is_opaque(pixels, count);
+    int grey = !animated && is_grey(pixels, count, sixteen);
     switch (options->format) {
     case MAGPIE_FORMAT_PNG:
-        failed = vips_pngsave_buffer(image, &buffer, &size, "strip", strip, "bitdepth", sixteen ? 16 : 8, NULL);
+    case MAGPIE_FORMAT_TIFF: {
+        VipsImage *banded = NULL;
+        failed = fewest_bands(image, grey, opaque, sixteen, &banded);
+        if (!failed) {
+            // TIFF: Deflate, lossless and read by every TIFF reader; quality applies to none of it.
+            failed = options->format == MAGPIE_FORMAT_PNG
+                         ? vips_pngsave_buffer(banded, &buffer, &size, "strip", strip, "bitdepth", sixteen ? 16 : 8, NULL)
+                         : vips_tiffsave_buffer(banded, &buffer, &size, "compression", VIPS_FOREIGN_TIFF_COMPRESSION_DEFLATE, "strip", strip,
+                                                NULL);
+            g_object_unref(banded);
+        }
         break;
+    }
     case MAGPIE_FORMAT_JPEG: {
-        VipsImage *flat = NULL;
-        if (magpie_is_opaque(pixels, (size_t)width * (size_t)height)) {
+        VipsImage *flat = NULL, *written_bands = NULL;
+        if (opaque) {
             // Nothing to flatten: the colour bands as they are, without flatten's float pass.
             failed = vips_extract_band(image, &flat, 0, "n", 3, NULL);
         } else {
@@ -52,10 +102,23 @@ magpie_status magpie_encode(const unsigned char *pixels, int width, int height, 
             failed = vips_flatten(image, &flat, "background", background, NULL);
             vips_area_unref(VIPS_AREA(background));
         }
-        if (!failed) {
-            failed = vips_jpegsave_buffer(flat, &buffer, &size, "Q", quality, "interlace", options->progressive, "strip", strip, NULL);
-            g_object_unref(flat);
+        // Grey stays grey (one component) where what shows through is grey too.
+        int grey_background = options->background[0] == options->background[1] && options->background[0] == options->background[2];
+        if (!failed && grey && (opaque || grey_background)) {
+            VipsImage *level = NULL;
+            failed = vips_extract_band(flat, &level, 0, NULL) ||
+                     vips_copy(level, &written_bands, "interpretation", VIPS_INTERPRETATION_B_W, NULL);
+            if (level) g_object_unref(level);
+        } else if (!failed) {
+            written_bands = flat;
+            g_object_ref(written_bands);
         }
+        if (!failed) {
+            failed = vips_jpegsave_buffer(written_bands, &buffer, &size, "Q", quality, "interlace", options->progressive, "strip", strip,
+                                          NULL);
+        }
+        if (written_bands) g_object_unref(written_bands);
+        if (flat) g_object_unref(flat);
         break;
     }
     case MAGPIE_FORMAT_WEBP:
@@ -63,16 +126,12 @@ magpie_status magpie_encode(const unsigned char *pixels, int width, int height, 
                                    : vips_webpsave_buffer(image, &buffer, &size, "Q", quality, "strip", strip, NULL);
         break;
     case MAGPIE_FORMAT_GIF: failed = vips_gifsave_buffer(image, &buffer, &size, NULL); break;
-    case MAGPIE_FORMAT_TIFF:
-        // Deflate: lossless and read by every TIFF reader; quality applies to none of it.
-        failed = vips_tiffsave_buffer(image, &buffer, &size, "compression", VIPS_FOREIGN_TIFF_COMPRESSION_DEFLATE, "strip", strip, NULL);
-        break;
     case MAGPIE_FORMAT_AVIF: {
         // An opaque image is written without its alpha plane, which would
         // only add bytes. Effort 2 of 0-9: the default, 4, takes about twice as long for files
         // a few per cent smaller, too slow for images made per request.
         VipsImage *colour = NULL;
-        failed = magpie_is_opaque(pixels, (size_t)width * (size_t)height) ? vips_extract_band(image, &colour, 0, "n", 3, NULL)
+        failed = opaque ? vips_extract_band(image, &colour, 0, "n", 3, NULL)
                                                                           : vips_copy(image, &colour, NULL);
         if (!failed) {
             failed = vips_heifsave_buffer(colour, &buffer, &size, "Q", quality, "compression", VIPS_FOREIGN_HEIF_COMPRESSION_AV1,
@@ -83,7 +142,7 @@ magpie_status magpie_encode(const unsigned char *pixels, int width, int height, 
     }
     case MAGPIE_FORMAT_HEIF:
     case MAGPIE_FORMAT_JXL: {
-        int keep_alpha = !magpie_is_opaque(pixels, (size_t)width * (size_t)height);
+        int keep_alpha = !opaque;
         written = options->format == MAGPIE_FORMAT_HEIF
                       ? magpie_heif_hevc_save(pixels, width, height, quality, keep_alpha, &buffer, &size, error, error_length)
                       : magpie_jxl_save(pixels, width, height, quality, keep_alpha, &buffer, &size, error, error_length);
