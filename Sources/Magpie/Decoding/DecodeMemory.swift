@@ -39,9 +39,8 @@ package enum DecodeMemory {
         let animated = options.decodesAllFrames && header.pages > 1
             && ImageFormat(shimCode: header.format).isAnimatable
         let frames = animated ? Double(min(Int(header.pages), max(1, options.maximumAnimationFrames))) : 1
-        // A kept depth may double every sample; the header does not say the depth, so a request
-        // that keeps it is counted at 16 bits.
-        let sampleBytes: Double = options.keepsHighDepth && !animated ? 2 : 1
+        // A deeper still whose depth is kept takes two bytes a sample.
+        let sampleBytes: Double = options.keepsHighDepth && header.deep != 0 && !animated ? 2 : 1
         let bitmap = (width * scale.across).rounded(.up) * (height * scale.down).rounded(.up) * 4 * frames * sampleBytes
         return Int(min(bitmap, Double(Int.max / 2))) + progressiveCoefficients(bytes)
     }

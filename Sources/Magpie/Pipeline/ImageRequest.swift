@@ -94,8 +94,10 @@ public struct ImageRequest: Sendable, Hashable {
         /// instead of failing with ``MagpieError/animationTooLarge(_:)``.
         public static let firstFrameWhenTooLarge = Options(rawValue: 1 << 8)
         /// A still with more than 8 bits a sample (a 16-bit PNG or TIFF) keeps 16 bits a sample
-        /// (``DecodedImage/sampleDepth``), so PNG and TIFF output keep them too. Processors see
-        /// the image with 8 bits a sample. Cached apart from the 8-bit image.
+        /// (``DecodedImage/sampleDepth``), so PNG and TIFF output keep them too. Processors that
+        /// keep them (``ImageProcessing/keepsHighDepth``: the geometry, flattening, watermarks)
+        /// see 16 bits; any other gets the image narrowed to 8, and so does what follows it.
+        /// Cached apart from the 8-bit image.
         public static let keepsHighDepth = Options(rawValue: 1 << 9)
     }
 

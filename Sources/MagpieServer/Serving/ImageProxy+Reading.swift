@@ -22,9 +22,10 @@ extension ImageProxy {
                 options.watermark = nil
                 skipped.append("watermark: no watermark is configured (IMGPROXY_WATERMARK_PATH), so none is laid")
             }
+            // IMGPROXY_PRESERVE_HDR is imgproxy's: thumbor writes 8 bits a sample.
             let plan = RenderPlan(
                 options, limits: configuration.limits, watermarkOpacity: grammar.watermarkOpacity,
-                preservesHighDepth: configuration.preservesHighDepth)
+                preservesHighDepth: kind == .imgproxy && configuration.preservesHighDepth)
             if case .failure(let refusal) = Result(catching: { () throws(MagpieError) in try configuration.sources.check(source) }) {
                 throw ProxyURLError.sourceNotAllowed(refusal.description)
             }

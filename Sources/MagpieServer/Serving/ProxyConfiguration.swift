@@ -97,7 +97,8 @@ public struct ProxyConfiguration: Sendable {
     /// Multiplies every watermark's opacity (`IMGPROXY_WATERMARK_OPACITY`).
     public var watermarkOpacity = 1.0
     /// Keep a 16-bit source's depth where the output holds it, unless a URL says otherwise
-    /// (imgproxy's `IMGPROXY_PRESERVE_HDR`, `preserve_hdr`).
+    /// (imgproxy's `IMGPROXY_PRESERVE_HDR`, `preserve_hdr`); imgproxy's URLs only, as thumbor
+    /// writes 8 bits a sample.
     public var preservesHighDepth = false
     /// JPEG, WebP and AVIF quality when the URL gives none.
     public var defaultQuality = 80

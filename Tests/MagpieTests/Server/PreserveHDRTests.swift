@@ -22,6 +22,7 @@ struct PreserveHDRTests {
                 try configuration.read(ConfigReader(provider: EnvironmentVariablesProvider(environmentVariables: [
                     "IMGPROXY_PRESERVE_HDR": preserving ? "true" : "false"
                 ])))
+                configuration.allowsUnsignedURLs = true
             }) { fixture in
                 fixture.origin.serve("/deep.png", .image(bytes))
                 for (options, kept) in [
@@ -32,6 +33,10 @@ struct PreserveHDRTests {
                     #expect(reply.status == 200, "\(options)")
                     #expect(try Self.depth(of: reply) == (kept ? .sixteen : .eight), "\(options), IMGPROXY_PRESERVE_HDR \(preserving)")
                 }
+                // imgproxy's setting is imgproxy's: thumbor's URLs get 8 bits, as from thumbor.
+                let thumbor = try await fixture.get("/unsafe/20x20/filters:format(png)/" + fixture.thumborImage("/deep.png"))
+                #expect(thumbor.status == 200, "\(thumbor.text)")
+                #expect(try Self.depth(of: thumbor) == .eight)
             }
         }
     }
