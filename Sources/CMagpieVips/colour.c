@@ -124,16 +124,22 @@ magpie_status magpie_to_rgba8(VipsImage *in, VipsImage **out, char *error, size_
     return to_rgba(in, 0, out, error, error_length);
 }
 
+int magpie_is_deep(VipsImage *image) {
+    VipsBandFormat format = vips_image_get_format(image);
+    return format != VIPS_FORMAT_UCHAR && format != VIPS_FORMAT_CHAR;
+}
+
 magpie_status magpie_to_rgba_keeping_depth(VipsImage *in, VipsImage **out, int *sample_bytes, char *error, size_t error_length) {
-    VipsBandFormat format = vips_image_get_format(in);
-    int deep = format != VIPS_FORMAT_UCHAR && format != VIPS_FORMAT_CHAR;
+    int deep = magpie_is_deep(in);
     *sample_bytes = deep ? 2 : 1;
     return to_rgba(in, deep, out, error, error_length);
 }
 
-int magpie_is_opaque16(const uint16_t *pixels, size_t count) {
+int magpie_is_opaque_samples(const unsigned char *pixels, size_t count, int sample_bytes) {
+    if (sample_bytes != 2) return magpie_is_opaque(pixels, count);
+    const uint16_t *samples = (const uint16_t *)pixels;
     for (size_t i = 3; i < count * 4; i += 4) {
-        if (pixels[i] != 65535) return 0;
+        if (samples[i] != 65535) return 0;
     }
     return 1;
 }

@@ -75,7 +75,7 @@ magpie_status magpie_encode(const unsigned char *pixels, int width, int height, 
     if (!strip) vips_image_set_string(image, "exif-ifd0-Copyright", options->copyright);
     // The first frame's pixels decide: the stills' formats write only it.
     size_t count = (size_t)width * (size_t)height;
-    int opaque = sixteen ? magpie_is_opaque16((const uint16_t *)pixels, count) : magpie_is_opaque(pixels, count);
+    int opaque = magpie_is_opaque_samples(pixels, count, options->sample_bytes);
     int grey = !animated && is_grey(pixels, count, sixteen);
     switch (options->format) {
     case MAGPIE_FORMAT_PNG:
@@ -131,8 +131,7 @@ magpie_status magpie_encode(const unsigned char *pixels, int width, int height, 
         // only add bytes. Effort 2 of 0-9: the default, 4, takes about twice as long for files
         // a few per cent smaller, too slow for images made per request.
         VipsImage *colour = NULL;
-        failed = opaque ? vips_extract_band(image, &colour, 0, "n", 3, NULL)
-                                                                          : vips_copy(image, &colour, NULL);
+        failed = opaque ? vips_extract_band(image, &colour, 0, "n", 3, NULL) : vips_copy(image, &colour, NULL);
         if (!failed) {
             failed = vips_heifsave_buffer(colour, &buffer, &size, "Q", quality, "compression", VIPS_FOREIGN_HEIF_COMPRESSION_AV1,
                                           "effort", 2, "strip", strip, NULL);

@@ -72,8 +72,7 @@ static int fill_header(VipsImage *image, magpie_header *header) {
     header->pages = vips_image_get_n_pages(image);
     header->orientation = vips_image_get_orientation(image);
     if (header->orientation < 1 || header->orientation > 8) header->orientation = 1;
-    VipsBandFormat format = vips_image_get_format(image);
-    header->deep = format != VIPS_FORMAT_UCHAR && format != VIPS_FORMAT_CHAR;
+    header->deep = magpie_is_deep(image);
     const char *copyright = NULL;
     if (vips_image_get_typeof(image, "exif-ifd0-Copyright") && !vips_image_get_string(image, "exif-ifd0-Copyright", &copyright) && copyright)
         g_strlcpy(header->copyright, copyright, sizeof header->copyright);

@@ -13,14 +13,22 @@ static void replace(VipsImage **current, VipsImage *next) {
     *current = next;
 }
 
-// Opaque images are worked on as RGB (a quarter less work); transparent ones premultiplied,
-// because resampling or blurring straight alpha lets the colour of invisible pixels bleed
-// into visible edges as a dark fringe.
 // Whether a bitmap holds 16 bits a sample (RGB16); otherwise 8.
 static int is_sixteen(VipsImage *rgba) { return vips_image_get_format(rgba) == VIPS_FORMAT_USHORT; }
 
 static double max_alpha(int sixteen) { return sixteen ? 65535.0 : 255.0; }
 
+// A colour given 0...255 a component, for a bitmap of `rgba`'s depth: widened for 16 bits a
+// sample as libvips widens 8 bits, times 257.
+static VipsArrayDouble *colour_for(VipsImage *rgba, const double *colour, int bands) {
+    double levels[4];
+    for (int band = 0; band < bands; band++) levels[band] = colour[band] * (is_sixteen(rgba) ? 257.0 : 1.0);
+    return vips_array_double_new(levels, bands);
+}
+
+// Opaque images are worked on as RGB (a quarter less work); transparent ones premultiplied,
+// because resampling or blurring straight alpha lets the colour of invisible pixels bleed
+// into visible edges as a dark fringe.
 static int prepare_for_filtering(VipsImage *rgba, int opaque, VipsImage **out) {
     if (opaque) return vips_extract_band(rgba, out, 0, "n", 3, NULL);
     return vips_premultiply(rgba, out, "max_alpha", max_alpha(is_sixteen(rgba)), NULL);
@@ -460,12 +468,9 @@ static int unsharp(VipsImage *rgba, int opaque, double sigma, double amount, Vip
     return failed ? -1 : 0;
 }
 
-// The image on a canvas of the background colour (given 0...255 a component, widened for a
-// 16-bit bitmap as libvips widens 8 bits: times 257).
+// The image on a canvas of the background colour.
 static int embed(VipsImage *rgba, const magpie_process_options *options, VipsImage **out) {
-    double colour[4];
-    for (int band = 0; band < 4; band++) colour[band] = options->background[band] * (is_sixteen(rgba) ? 257.0 : 1.0);
-    VipsArrayDouble *background = vips_array_double_new(colour, 4);
+    VipsArrayDouble *background = colour_for(rgba, options->background, 4);
     int failed = vips_embed(rgba, out, options->x, options->y, options->width, options->height, "extend",
                             VIPS_EXTEND_BACKGROUND, "background", background, NULL);
     vips_area_unref(VIPS_AREA(background));
@@ -524,12 +529,10 @@ fail:
     return -1;
 }
 
-// Onto an opaque colour (0...255 a component, widened for a 16-bit bitmap).
+// Onto an opaque colour.
 static int flatten(VipsImage *rgba, const double *colour, VipsImage **out) {
     int sixteen = is_sixteen(rgba);
-    double widened[3];
-    for (int band = 0; band < 3; band++) widened[band] = colour[band] * (sixteen ? 257.0 : 1.0);
-    VipsArrayDouble *background = vips_array_double_new(widened, 3);
+    VipsArrayDouble *background = colour_for(rgba, colour, 3);
     VipsImage *flat = NULL, *bytes = NULL;
     int failed = vips_flatten(rgba, &flat, "background", background, "max_alpha", max_alpha(sixteen), NULL) ||
                  vips_cast(flat, &bytes, sixteen ? VIPS_FORMAT_USHORT : VIPS_FORMAT_UCHAR, NULL) ||

@@ -2,7 +2,6 @@
 #include "shim_internal.h"
 
 #include <math.h>
-#include <stdint.h>
 #include <vips/vips.h>
 
 // The operations that work on 16 bits a sample as they do on 8: geometry, no arithmetic on the
@@ -32,7 +31,7 @@ magpie_status magpie_process(const unsigned char *pixels, int width, int height,
         return MAGPIE_STATUS_FAILED;
     }
     // One answer for all frames, so every frame is worked on the same way.
-    int opaque = sixteen ? magpie_is_opaque16((const uint16_t *)pixels, pixel_count) : magpie_is_opaque(pixels, pixel_count);
+    int opaque = magpie_is_opaque_samples(pixels, pixel_count, options->sample_bytes);
     magpie_crop_box box = {0, 0, 0};
     magpie_status status = frames == 1 ? magpie_run_operation(rgba, opaque, options, &box, &out, error, error_length)
                                        : magpie_plan_frames(rgba, pixels, frames, opaque, options, result, error, error_length);

@@ -94,6 +94,8 @@ VipsImage *magpie_wrap_rgba16(const unsigned char *pixels, int width, int rows);
 
 /// Brings any decoded image to 8-bit sRGB with an alpha band.
 magpie_status magpie_to_rgba8(VipsImage *in, VipsImage **out, char *error, size_t error_length);
+/// Whether `image` has more than 8 bits a sample (a 16-bit PNG or TIFF).
+int magpie_is_deep(VipsImage *image);
 /// As magpie_to_rgba8, but a source with more than 8 bits a sample (a 16-bit PNG or TIFF)
 /// becomes RGBA with 16 bits a sample (RGB16); `*sample_bytes` says which it became, 1 or 2.
 magpie_status magpie_to_rgba_keeping_depth(VipsImage *in, VipsImage **out, int *sample_bytes, char *error, size_t error_length);

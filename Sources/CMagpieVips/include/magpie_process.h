@@ -161,8 +161,9 @@ magpie_status magpie_watermark(const unsigned char *pixels, int width, int heigh
 
 /// Whether every one of the `count` RGBA8 pixels has alpha 255.
 int magpie_is_opaque(const unsigned char *pixels, size_t count);
-/// The same for 16 bits a sample: every alpha is 65535.
-int magpie_is_opaque16(const uint16_t *pixels, size_t count);
+/// The same for pixels of `sample_bytes` bytes a sample: 1, or 2 (native byte order), whose
+/// opaque alpha is 65535.
+int magpie_is_opaque_samples(const unsigned char *pixels, size_t count, int sample_bytes);
 
 /// Makes the corners of the RGBA8 bitmap transparent outside arcs `across` pixels wide and
 /// `down` pixels tall (each at most half its side; equal for circular arcs), in place, with

@@ -14,9 +14,6 @@ enum VariantEncoding {
 extension DecodedImage {
     /// Whether every pixel of every frame is fully opaque (checked by scanning them).
     public var isOpaque: Bool {
-        guard sampleDepth == .eight else {
-            return pixels.withUnsafeBytes { magpie_is_opaque16($0.assumingMemoryBound(to: UInt16.self).baseAddress, width * height * frameCount) != 0 }
-        }
-        return pixels.withUnsafeBufferPointer { magpie_is_opaque($0.baseAddress, width * height * frameCount) != 0 }
+        pixels.withUnsafeBufferPointer { magpie_is_opaque_samples($0.baseAddress, width * height * frameCount, Int32(sampleDepth.rawValue)) != 0 }
     }
 }

@@ -27,7 +27,7 @@ extension ImageProcessors {
             options.brightness = brightness
             options.contrast = contrast
             options.saturation = saturation
-            return try VipsProcessing.run(options, on: image, identifier: identifier)
+            return try VipsProcessing.run(options, on: image, by: self)
         }
     }
 }

@@ -43,7 +43,7 @@ extension ImageProcessors {
                 options.width = Int32(clamping: width)
                 options.height = Int32(clamping: height)
             }
-            return try VipsProcessing.run(options, on: image, identifier: identifier, keepsDepth: true)
+            return try VipsProcessing.run(options, on: image, by: self)
         }
 
         public var keepsHighDepth: Bool { true }

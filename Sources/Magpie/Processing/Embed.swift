@@ -34,7 +34,7 @@ extension ImageProcessors {
             options.x = Int32(clamping: x)
             options.y = Int32(clamping: y)
             options.background = background.channels
-            return try VipsProcessing.run(options, on: image, identifier: identifier, keepsDepth: true)
+            return try VipsProcessing.run(options, on: image, by: self)
         }
 
         public var keepsHighDepth: Bool { true }
@@ -59,7 +59,7 @@ extension ImageProcessors {
             var options = magpie_process_options()
             options.operation = MAGPIE_OPERATION_FLATTEN
             options.background = background.channels
-            return try VipsProcessing.run(options, on: image, identifier: identifier, keepsDepth: true)
+            return try VipsProcessing.run(options, on: image, by: self)
         }
 
         /// Onto an opaque colour; a translucent one narrows to 8 bits.

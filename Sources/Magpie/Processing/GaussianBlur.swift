@@ -18,7 +18,7 @@ extension ImageProcessors {
             var options = magpie_process_options()
             options.operation = MAGPIE_OPERATION_BLUR
             options.sigma = sigma
-            return try VipsProcessing.run(options, on: image, identifier: identifier)
+            return try VipsProcessing.run(options, on: image, by: self)
         }
     }
 
@@ -33,7 +33,7 @@ extension ImageProcessors {
         public func process(_ image: DecodedImage) throws(MagpieError) -> DecodedImage {
             var options = magpie_process_options()
             options.operation = MAGPIE_OPERATION_GRAYSCALE
-            return try VipsProcessing.run(options, on: image, identifier: identifier)
+            return try VipsProcessing.run(options, on: image, by: self)
         }
     }
 }

@@ -41,7 +41,7 @@ extension ImageProcessors {
             options.operation = MAGPIE_OPERATION_LINEAR
             options.scale = (scale[0], scale[1], scale[2])
             options.offset = (offset[0], offset[1], offset[2])
-            return try VipsProcessing.run(options, on: image, identifier: identifier)
+            return try VipsProcessing.run(options, on: image, by: self)
         }
     }
 
@@ -65,7 +65,7 @@ extension ImageProcessors {
             var options = magpie_process_options()
             options.operation = MAGPIE_OPERATION_SATURATE
             options.amount = change
-            return try VipsProcessing.run(options, on: image, identifier: identifier)
+            return try VipsProcessing.run(options, on: image, by: self)
         }
     }
 
@@ -80,7 +80,7 @@ extension ImageProcessors {
         public func process(_ image: DecodedImage) throws(MagpieError) -> DecodedImage {
             var options = magpie_process_options()
             options.operation = MAGPIE_OPERATION_EQUALIZE
-            return try VipsProcessing.run(options, on: image, identifier: identifier)
+            return try VipsProcessing.run(options, on: image, by: self)
         }
     }
 
@@ -105,7 +105,7 @@ extension ImageProcessors {
             options.operation = MAGPIE_OPERATION_NOISE
             options.sigma = sigma
             options.seed = Int32(truncatingIfNeeded: seed)
-            return try VipsProcessing.run(options, on: image, identifier: identifier)
+            return try VipsProcessing.run(options, on: image, by: self)
         }
     }
 }

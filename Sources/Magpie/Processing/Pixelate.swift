@@ -16,7 +16,7 @@ extension ImageProcessors {
             var options = magpie_process_options()
             options.operation = MAGPIE_OPERATION_PIXELATE
             options.width = Int32(clamping: size)
-            return try VipsProcessing.run(options, on: image, identifier: identifier)
+            return try VipsProcessing.run(options, on: image, by: self)
         }
     }
 }

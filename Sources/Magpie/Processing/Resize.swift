@@ -48,7 +48,7 @@ extension ImageProcessors {
                 options.full_width = Int32(clamping: fullSize.width)
                 options.full_height = Int32(clamping: fullSize.height)
             }
-            return try VipsProcessing.run(options, on: image, identifier: identifier, keepsDepth: true)
+            return try VipsProcessing.run(options, on: image, by: self)
         }
 
         public var keepsHighDepth: Bool { true }

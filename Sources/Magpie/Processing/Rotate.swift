@@ -20,7 +20,7 @@ extension ImageProcessors {
             var options = magpie_process_options()
             options.operation = MAGPIE_OPERATION_ROTATE
             options.angle = Int32(degrees)
-            return try VipsProcessing.run(options, on: image, identifier: identifier, keepsDepth: true)
+            return try VipsProcessing.run(options, on: image, by: self)
         }
 
         public var keepsHighDepth: Bool { true }
@@ -44,7 +44,7 @@ extension ImageProcessors {
             options.operation = MAGPIE_OPERATION_FLIP
             options.flip_horizontal = horizontal ? 1 : 0
             options.flip_vertical = vertical ? 1 : 0
-            return try VipsProcessing.run(options, on: image, identifier: identifier, keepsDepth: true)
+            return try VipsProcessing.run(options, on: image, by: self)
         }
 
         public var keepsHighDepth: Bool { true }

@@ -22,7 +22,7 @@ extension ImageProcessors {
             var options = magpie_process_options()
             options.operation = MAGPIE_OPERATION_SHARPEN
             options.sigma = sigma
-            return try VipsProcessing.run(options, on: image, identifier: identifier)
+            return try VipsProcessing.run(options, on: image, by: self)
         }
     }
 }
@@ -50,7 +50,7 @@ extension ImageProcessors {
             options.operation = MAGPIE_OPERATION_UNSHARP
             options.sigma = sigma
             options.amount = amount
-            return try VipsProcessing.run(options, on: image, identifier: identifier)
+            return try VipsProcessing.run(options, on: image, by: self)
         }
     }
 }

@@ -54,7 +54,7 @@ extension ImageProcessors {
             options.operation = MAGPIE_OPERATION_LOOKUP
             return try table.withUnsafeBufferPointer { lookup throws(MagpieError) in
                 options.lookup = lookup.baseAddress
-                return try VipsProcessing.run(options, on: image, identifier: identifier)
+                return try VipsProcessing.run(options, on: image, by: self)
             }
         }
 
@@ -135,7 +135,7 @@ extension ImageProcessors {
             options.matrix_rows = Int32(weights.count / columns)
             return try weights.withUnsafeBufferPointer { matrix throws(MagpieError) in
                 options.matrix = matrix.baseAddress
-                return try VipsProcessing.run(options, on: image, identifier: identifier)
+                return try VipsProcessing.run(options, on: image, by: self)
             }
         }
     }

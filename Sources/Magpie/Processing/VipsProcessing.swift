@@ -2,12 +2,12 @@ import CMagpieVips
 
 /// Runs one of the shim's operations on a bitmap and renders the result into a new one.
 enum VipsProcessing {
-    /// `keepsDepth`: the operation works on 16 bits a sample too (resize, crop, embed, rotate,
-    /// flip, on a still); otherwise an image with 16 is narrowed first.
-    static func run(
-        _ options: magpie_process_options, on image: DecodedImage, identifier: String, keepsDepth: Bool = false
-    ) throws(MagpieError) -> DecodedImage {
-        let image = keepsDepth ? image : image.narrowedToEightBits()
+    /// The processor names the failure and says whether the operation works on 16 bits a
+    /// sample too (``ImageProcessing/keepsHighDepth``); otherwise an image with 16 is narrowed
+    /// first.
+    static func run(_ options: magpie_process_options, on image: DecodedImage, by processor: some ImageProcessing) throws(MagpieError) -> DecodedImage {
+        let identifier = processor.identifier
+        let image = processor.keepsHighDepth ? image : image.narrowedToEightBits()
         var options = options
         options.sample_bytes = Int32(image.sampleDepth.rawValue)
         return try image.pixels.withUnsafeBufferPointer { pixels throws(MagpieError) in
