@@ -66,7 +66,7 @@ struct DataLoader: Sendable {
         partialBodies: Bool,
         now: @Sendable () -> Date,
         onRetryAfter: @Sendable (Duration) -> Void,
-        onEvent: @Sendable (WorkEvent) -> Void
+        onEvent: @escaping @Sendable (WorkEvent) -> Void
     ) async throws(MagpieError) -> Outcome {
         let originalURL = outgoing.url
         // `load`'s own timer enforces the total timeout and says `timedOut`; AsyncHTTPClient's
@@ -89,16 +89,27 @@ struct DataLoader: Sendable {
             try check(url)
             // Every hop, before anything is sent to its host.
             try sources.check(url, hop: redirects.count, of: originalURL)
-            var request = HTTPClientRequest(url: url.absoluteString)
-            for (name, value) in headers { request.headers.replaceOrAdd(name: name, value: value) }
+            var requestHeaders = HTTPHeaders()
+            for (name, value) in headers { requestHeaders.replaceOrAdd(name: name, value: value) }
+            let request: HTTPClient.Request
+            do {
+                request = try HTTPClient.Request(url: url.absoluteString, headers: requestHeaders)
+            } catch {
+                throw .invalidURL(url.absoluteString, reason: "\(error)")
+            }
 
             let route = clients.client(for: url)
             let destination = NetworkFailure.Destination(
                 host: url.host ?? "", port: url.port ?? Self.defaultPort(url), proxy: route.proxy,
                 connectTimeout: limits.connectTimeout)
-            let response: HTTPClientResponse
+            let part = resuming
+            let exchange = HTTPExchange(
+                request, on: route.client, deadline: deadline, logger: logger,
+                limits: .init(keptBytes: limits.maximumResponseBytes, previews: partialBodies),
+                planning: { head in Self.plan(for: head, resuming: part) }, onEvent: onEvent)
+            let head: HTTPResponseHead
             do {
-                response = try await route.client.execute(request, deadline: deadline, logger: logger)
+                head = try await exchange.responseHead()
             } catch {
                 var mapped = map(error, url: originalURL, destination: destination)
                 if case .network(let failure) = mapped, failure.reason == .certificateNotTrusted, route.proxy == nil {
@@ -106,11 +117,11 @@ struct DataLoader: Sendable {
                 }
                 throw mapped
             }
-            let status = Int(response.status.code)
-            let responseHeaders = response.headers.map { (name: $0.name, value: $0.value) }
+            let status = Int(head.status.code)
+            let responseHeaders = head.headers.map { (name: $0.name, value: $0.value) }
 
-            if [301, 302, 303, 307, 308].contains(status), let location = response.headers.first(name: "Location") {
-                await discard(response.body)
+            if Self.isRedirect(head), let location = head.headers.first(name: "Location") {
+                await exchange.drop()
                 guard redirects.count < limits.maximumRedirects else { throw .tooManyRedirects(originalURL) }
                 guard let next = URL(string: location, relativeTo: url)?.absoluteURL else {
                     // The origin's fault, not the request's: a bad gateway, like malformed HTTP.
@@ -123,61 +134,85 @@ struct DataLoader: Sendable {
                 url = next
                 continue
             }
-            if let part = resuming {
-                switch part.answer(
-                    status: status, contentRange: response.headers.first(name: "Content-Range"), etag: response.headers.first(name: "ETag"))
-                {
+            if let part {
+                switch Self.answer(to: part, head: head) {
                 case .rest: break
                 case .whole: resuming = nil
                 case .failed:
                     if let resumeKey { partials?.keep(part, for: resumeKey) }
                     resuming = nil
                 case .unusable:
-                    await discard(response.body)
+                    await exchange.drop()
                     resuming = nil
                     headers["Range"] = nil
                     headers["If-Range"] = nil
                     continue
                 }
             }
-            onEvent(.task(.response(status: status, headers: responseHeaders)))
             let metadata = HTTPMetadata(
-                etag: response.headers.first(name: "ETag"),
-                lastModified: response.headers.first(name: "Last-Modified"),
-                contentType: response.headers.first(name: "Content-Type"),
+                etag: head.headers.first(name: "ETag"),
+                lastModified: head.headers.first(name: "Last-Modified"),
+                contentType: head.headers.first(name: "Content-Type"),
                 freshUntil: HTTPFreshness.freshUntil(headers: responseHeaders, receivedAt: now()),
                 cacheControl: HTTPFreshness.cacheControl(headers: responseHeaders, receivedAt: now()),
-                date: response.headers.first(name: "Date").flatMap(HTTPDate.parse), redirects: redirects)
+                date: head.headers.first(name: "Date").flatMap(HTTPDate.parse), redirects: redirects)
             if status == 304, cached != nil {
-                await discard(response.body)
+                await exchange.drop()
                 return .notModified(metadata)
             }
             if status == 304, Self.carriesConditions(outgoing.headers) {
-                await discard(response.body)
+                await exchange.drop()
                 throw .notModified(originalURL, metadata)
             }
             guard (200..<300).contains(status) else {
-                await discard(response.body)
-                if status == 429 || status == 503, let header = response.headers.first(name: "Retry-After"),
+                await exchange.drop()
+                if status == 429 || status == 503, let header = head.headers.first(name: "Retry-After"),
                     let wait = RetryAfter.wait(header, now: now())
                 {
                     onRetryAfter(wait)
                 }
                 throw .httpStatus(status, originalURL)
             }
-            let prefix = resuming?.bytes ?? []
-            let expected = resuming?.total ?? response.headers.first(name: "Content-Length").flatMap { Int($0) }
-            var body = prefix
+            let expected = Self.expectedLength(of: head, resuming: resuming)
+            let body: [UInt8]
             do {
-                try await collect(
-                    response.body, into: &body, expected: expected, url: originalURL, destination: destination,
-                    partialBodies: partialBodies, onEvent: onEvent)
+                body = try await exchange.body()
+                if let expected, body.count != expected {
+                    throw MagpieError.network(NetworkFailure(.connectionLost, "the body ended after \(body.count) of \(expected) bytes"))
+                }
             } catch {
-                keepPartial(body, of: response.headers, resuming: resuming, expected: expected, key: resumeKey, after: error)
-                throw error
+                let mapped = error as? MagpieError ?? map(error, url: originalURL, destination: destination)
+                keepPartial(exchange.received, of: head.headers, resuming: resuming, expected: expected, key: resumeKey, after: mapped)
+                throw mapped
             }
-            return .downloaded(body, metadata, resumedFrom: prefix.count)
+            return .downloaded(body, metadata, resumedFrom: resuming?.bytes.count ?? 0)
         }
+    }
+
+    /// What to do with the body of a response, from its head alone: it is decided on the event
+    /// loop as the head arrives, before the body's first bytes are read.
+    private static func plan(for head: HTTPResponseHead, resuming part: PartialBody?) -> ResponseCollector.BodyPlan {
+        let status = Int(head.status.code)
+        if isRedirect(head) { return .dropHop }
+        switch part.map({ answer(to: $0, head: head) }) {
+        case .unusable?: return .dropHop
+        case _ where !(200..<300).contains(status): return .dropAnswer
+        case .rest?: return .keep(prefix: part?.bytes ?? [], expected: part?.total)
+        case .whole?, .failed?, nil: return .keep(prefix: [], expected: expectedLength(of: head, resuming: nil))
+        }
+    }
+
+    private static func isRedirect(_ head: HTTPResponseHead) -> Bool {
+        [301, 302, 303, 307, 308].contains(head.status.code) && head.headers.contains(name: "Location")
+    }
+
+    private static func answer(to part: PartialBody, head: HTTPResponseHead) -> PartialBody.Answer {
+        part.answer(status: Int(head.status.code), contentRange: head.headers.first(name: "Content-Range"), etag: head.headers.first(name: "ETag"))
+    }
+
+    /// The whole body's length: the part's total when resuming, else the declared length.
+    private static func expectedLength(of head: HTTPResponseHead, resuming: PartialBody?) -> Int? {
+        resuming?.total ?? head.headers.first(name: "Content-Length").flatMap { Int($0) }
     }
 
     /// Whether the caller's own headers ask conditionally, so that a 304 answers them.
@@ -205,61 +240,6 @@ struct DataLoader: Sendable {
         let acceptsRanges = resuming != nil || headers[canonicalForm: "Accept-Ranges"].contains { $0.lowercased() == "bytes" }
         guard let validator, acceptsRanges else { return }
         partials.keep(PartialBody(bytes: bytes, validator: validator, total: expected), for: key)
-    }
-
-    /// Appends the body to `bytes` (which may hold the start of it from an earlier try), up to
-    /// `expected` bytes in all; on failure `bytes` holds what arrived.
-    private func collect(
-        _ body: HTTPClientResponse.Body, into bytes: inout [UInt8], expected: Int?, url: URL, destination: NetworkFailure.Destination,
-        partialBodies: Bool, onEvent: @Sendable (WorkEvent) -> Void
-    ) async throws(MagpieError) {
-        if let expected, expected > limits.maximumResponseBytes {
-            throw .responseTooLarge(limit: limits.maximumResponseBytes)
-        }
-        if let expected { bytes.reserveCapacity(expected) }
-        onEvent(.task(.progress(received: bytes.count, expected: expected)))
-        do {
-            for try await chunk in body {
-                guard bytes.count + chunk.readableBytes <= limits.maximumResponseBytes else {
-                    throw MagpieError.responseTooLarge(limit: limits.maximumResponseBytes)
-                }
-                let before = bytes.count
-                bytes.append(contentsOf: chunk.readableBytesView)
-                onEvent(.task(.progress(received: bytes.count, expected: expected)))
-                if partialBodies, let expected, Self.crossesPreviewPoint(from: before, to: bytes.count, of: expected) {
-                    onEvent(.partialBody(bytes))
-                }
-            }
-        } catch let error as MagpieError {
-            throw error
-        } catch {
-            throw map(error, url: url, destination: destination)
-        }
-        if let expected, bytes.count != expected {
-            throw .network(NetworkFailure(.connectionLost, "the body ended after \(bytes.count) of \(expected) bytes"))
-        }
-    }
-
-    /// Previews are offered at a quarter, half and three quarters of the body: often enough
-    /// to show progress, rarely enough that copying the partial body stays cheap.
-    static func crossesPreviewPoint(from before: Int, to after: Int, of total: Int) -> Bool {
-        guard total > 0, after < total else { return false }
-        return (1...3).contains { quarter in
-            let point = total * quarter / 4
-            return before < point && after >= point
-        }
-    }
-
-    private func discard(_ body: HTTPClientResponse.Body) async {
-        do {
-            var received = 0
-            for try await chunk in body {
-                received += chunk.readableBytes
-                if received > 1 << 20 { break }
-            }
-        } catch {
-            // Only draining to reuse the connection; the response is already decided.
-        }
     }
 
     private func map(_ error: any Error, url: URL, destination: NetworkFailure.Destination) -> MagpieError {
