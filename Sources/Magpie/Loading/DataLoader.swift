@@ -22,6 +22,19 @@ struct DataLoader: Sendable {
         case downloaded([UInt8], HTTPMetadata, resumedFrom: Int)
         /// 304 to a conditional request: the cached bytes are still good.
         case notModified(HTTPMetadata)
+        /// Another status (an error, or a redirect from an endpoint); `excerpt` is the start of
+        /// the body, where a store says why.
+        case refused(status: Int, HTTPMetadata, excerpt: [UInt8])
+    }
+
+    /// Where a download goes, which decides what is checked on the way.
+    enum Target: Sendable {
+        /// A URL a request named: every hop is checked against the source rules, and
+        /// connections against the address policy.
+        case source(SourceRules)
+        /// An endpoint the configuration names (an object store): trusted, reached directly
+        /// even where the address policy would refuse it, redirects not followed.
+        case endpoint
     }
 
     let clients: OutboundClients
@@ -33,42 +46,30 @@ struct DataLoader: Sendable {
     /// Header fields never forwarded to a host other than the one they were meant for.
     private static let credentialHeaders: Set<String> = ["authorization", "cookie", "proxy-authorization"]
 
-    /// Loads `outgoing`, failing with ``MagpieError/timedOut(_:)`` when the whole exchange,
-    /// body included, takes longer than the total timeout. (AsyncHTTPClient's deadline covers
-    /// the response head only, and a trickling body never trips the idle timeout.)
+    /// Loads `outgoing` for `download`, failing with ``MagpieError/timedOut(_:)`` when the
+    /// whole exchange, body included, takes longer than the total timeout. (AsyncHTTPClient's
+    /// deadline covers the response head only, and a trickling body never trips the idle
+    /// timeout.) Errors name `download.url`, the URL the request asked for.
     func load(
-        _ outgoing: OutgoingRequest,
-        sources: SourceRules,
-        revalidating cached: HTTPMetadata?,
-        resumeKey: String? = nil,
-        partialBodies: Bool = false,
-        now: @escaping @Sendable () -> Date,
-        onRetryAfter: @escaping @Sendable (Duration) -> Void = { _ in },
-        onEvent: @escaping @Sendable (WorkEvent) -> Void
+        _ outgoing: OutgoingRequest, to target: Target, revalidating cached: HTTPMetadata?, for download: Download
     ) async throws(MagpieError) -> Outcome {
         let (result, timedOut) = await Deadline.run(within: limits.totalTimeout) {
-            try await self.exchange(
-                outgoing, sources: sources, revalidating: cached, resumeKey: resumeKey, partialBodies: partialBodies, now: now, onRetryAfter: onRetryAfter, onEvent: onEvent)
+            try await self.exchange(outgoing, to: target, revalidating: cached, for: download)
         }
         switch result {
         case .success(let outcome): return outcome
-        case .failure where timedOut: throw .timedOut(outgoing.url)
+        case .failure where timedOut: throw .timedOut(download.url)
         case .failure(let error as MagpieError): throw error
         case .failure: throw .cancelled
         }
     }
 
     private func exchange(
-        _ outgoing: OutgoingRequest,
-        sources: SourceRules,
-        revalidating cached: HTTPMetadata?,
-        resumeKey: String?,
-        partialBodies: Bool,
-        now: @Sendable () -> Date,
-        onRetryAfter: @Sendable (Duration) -> Void,
-        onEvent: @escaping @Sendable (WorkEvent) -> Void
+        _ outgoing: OutgoingRequest, to target: Target, revalidating cached: HTTPMetadata?, for download: Download
     ) async throws(MagpieError) -> Outcome {
-        let originalURL = outgoing.url
+        let resumeKey = download.resumeKey
+        let now = download.now
+        let originalURL = download.url
         // `load`'s own timer enforces the total timeout and says `timedOut`; AsyncHTTPClient's
         // deadline is only a backstop, a second later, so the two never race to name the failure.
         let deadline = NIODeadline.now() + TimeAmount(limits.totalTimeout) + .seconds(1)
@@ -88,7 +89,7 @@ struct DataLoader: Sendable {
         while true {
             try check(url)
             // Every hop, before anything is sent to its host.
-            try sources.check(url, hop: redirects.count, of: originalURL)
+            if case .source(let sources) = target { try sources.check(url, hop: redirects.count, of: originalURL) }
             var requestHeaders = HTTPHeaders()
             for (name, value) in headers { requestHeaders.replaceOrAdd(name: name, value: value) }
             let request: HTTPClient.Request
@@ -98,15 +99,15 @@ struct DataLoader: Sendable {
                 throw .invalidURL(url.absoluteString, reason: "\(error)")
             }
 
-            let route = clients.client(for: url)
+            let route = clients.client(for: url, trusted: target.isEndpoint)
             let destination = NetworkFailure.Destination(
                 host: url.host ?? "", port: url.port ?? Self.defaultPort(url), proxy: route.proxy,
                 connectTimeout: limits.connectTimeout)
             let part = resuming
             let exchange = HTTPExchange(
                 request, on: route.client, deadline: deadline, logger: logger,
-                limits: .init(keptBytes: limits.maximumResponseBytes, previews: partialBodies),
-                planning: { head in Self.plan(for: head, resuming: part) }, onEvent: onEvent)
+                limits: .init(keptBytes: limits.maximumResponseBytes, previews: download.previews),
+                planning: { head in Self.plan(for: head, resuming: part, following: !target.isEndpoint) }, onEvent: download.onEvent)
             let head: HTTPResponseHead
             do {
                 head = try await exchange.responseHead()
@@ -120,7 +121,7 @@ struct DataLoader: Sendable {
             let status = Int(head.status.code)
             let responseHeaders = head.headers.map { (name: $0.name, value: $0.value) }
 
-            if Self.isRedirect(head), let location = head.headers.first(name: "Location") {
+            if !target.isEndpoint, Self.isRedirect(head), let location = head.headers.first(name: "Location") {
                 await exchange.drop()
                 guard redirects.count < limits.maximumRedirects else { throw .tooManyRedirects(originalURL) }
                 guard let next = URL(string: location, relativeTo: url)?.absoluteURL else {
@@ -165,13 +166,13 @@ struct DataLoader: Sendable {
                 throw .notModified(originalURL, metadata)
             }
             guard (200..<300).contains(status) else {
-                await exchange.drop()
+                _ = try? await exchange.body()
                 if status == 429 || status == 503, let header = head.headers.first(name: "Retry-After"),
                     let wait = RetryAfter.wait(header, now: now())
                 {
-                    onRetryAfter(wait)
+                    download.onRetryAfter(wait)
                 }
-                throw .httpStatus(status, originalURL)
+                return .refused(status: status, metadata, excerpt: exchange.received)
             }
             let expected = Self.expectedLength(of: head, resuming: resuming)
             let body: [UInt8]
@@ -191,9 +192,9 @@ struct DataLoader: Sendable {
 
     /// What to do with the body of a response, from its head alone: it is decided on the event
     /// loop as the head arrives, before the body's first bytes are read.
-    private static func plan(for head: HTTPResponseHead, resuming part: PartialBody?) -> ResponseCollector.BodyPlan {
+    private static func plan(for head: HTTPResponseHead, resuming part: PartialBody?, following: Bool) -> ResponseCollector.BodyPlan {
         let status = Int(head.status.code)
-        if isRedirect(head) { return .dropHop }
+        if following, isRedirect(head) { return .dropHop }
         switch part.map({ answer(to: $0, head: head) }) {
         case .unusable?: return .dropHop
         case _ where !(200..<300).contains(status): return .dropAnswer
@@ -272,6 +273,12 @@ struct DataLoader: Sendable {
 
     static func defaultPort(_ url: URL) -> Int {
         url.scheme?.lowercased() == "https" ? 443 : 80
+    }
+}
+
+extension DataLoader.Target {
+    var isEndpoint: Bool {
+        if case .endpoint = self { true } else { false }
     }
 }
 

@@ -21,7 +21,15 @@ public struct FileSystemLoader: SourceLoader {
         self.root = root.standardizedFileURL
     }
 
-    public func load(_ url: URL, limit: Int) async throws(MagpieError) -> SourceData {
+    /// Files are read when asked, never kept in the disk cache.
+    public var isRemote: Bool { false }
+
+    public func load(_ request: SourceRequest) async throws(MagpieError) -> SourceResponse {
+        try await .loaded(read(request.url, limit: request.limit))
+    }
+
+    /// The bytes of the file `url` names, at most `limit` of them.
+    public func read(_ url: URL, limit: Int) async throws(MagpieError) -> SourceData {
         let result = await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
                 continuation.resume(returning: Result { () throws(MagpieError) in try readNow(url, limit: limit) })

@@ -6,6 +6,9 @@ import NIOCore
 /// AsyncHTTPClient sets its proxy per client and `NO_PROXY` decides per URL.
 struct OutboundClients: Sendable {
     private let direct: HTTPClient
+    /// For endpoints the configuration names (an object store), which the address policy is
+    /// about requests' URLs, not about: the direct client where there is no policy.
+    private let trusted: HTTPClient?
     private let proxied: [ProxySettings.Server: HTTPClient]
     private let proxy: ProxySettings?
     /// Direct connections go through it when the configuration has an address policy.
@@ -23,6 +26,7 @@ struct OutboundClients: Sendable {
         // fails is tried again by the next request for the URL.
         base.connectionPool.retryConnectionEstablishment = false
         var direct = base
+        trusted = configuration.addressPolicy == nil ? nil : HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: base)
         gate = configuration.addressPolicy.flatMap { policy in
             // Binding 127.0.0.1:0 only fails when the machine has no loopback at all; then the
             // client below has no gate to go through and every connection fails, never unchecked.
@@ -44,14 +48,18 @@ struct OutboundClients: Sendable {
         self.proxied = proxied
     }
 
-    /// The client for `url` and the proxy it goes through, if any.
-    func client(for url: URL) -> (client: HTTPClient, proxy: ProxySettings.Server?) {
-        guard let server = proxy?.server(for: url), let client = proxied[server] else { return (direct, nil) }
+    /// The client for `url` and the proxy it goes through, if any; `trusted` for an endpoint
+    /// the configuration names.
+    func client(for url: URL, trusted isTrusted: Bool = false) -> (client: HTTPClient, proxy: ProxySettings.Server?) {
+        guard let server = proxy?.server(for: url), let client = proxied[server] else {
+            return (isTrusted ? trusted ?? direct : direct, nil)
+        }
         return (client, server)
     }
 
     func shutdown() async {
         try? await direct.shutdown()
+        try? await trusted?.shutdown()
         await gate?.shutdown()
         for client in proxied.values { try? await client.shutdown() }
     }

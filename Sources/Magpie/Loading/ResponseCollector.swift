@@ -34,6 +34,8 @@ final class ResponseCollector: HTTPClientResponseDelegate {
         var keptBytes: Int
         /// Bytes of a dropped body read at most before the connection is closed instead.
         var droppedBytes = 1 << 20
+        /// Bytes kept of the body of an answer that is dropped, where a store says why it refused.
+        var excerptBytes = 4096
         /// Whether to offer a copy of the body at a quarter, half and three quarters.
         var previews: Bool
     }
@@ -65,7 +67,8 @@ final class ResponseCollector: HTTPClientResponseDelegate {
         self.onEvent = onEvent
     }
 
-    /// The prefix and every body byte received so far, whether or not the exchange finished.
+    /// The prefix and every body byte received so far, whether or not the exchange finished
+    /// (of a dropped answer, its first bytes).
     var received: [UInt8] {
         state.withLockedValue { $0.body }
     }
@@ -114,7 +117,12 @@ final class ResponseCollector: HTTPClientResponseDelegate {
                     limits.previews && expected.map { Self.crossesPreviewPoint(from: before, to: state.body.count, of: $0) } == true
                     ? state.body : nil
                 return .progress(received: state.body.count, expected: expected, preview: preview)
-            case .dropAnswer?, .dropHop?, nil:
+            case .dropAnswer?:
+                let room = max(0, limits.excerptBytes - state.body.count)
+                state.body.append(contentsOf: buffer.readableBytesView.prefix(room))
+                state.dropped += buffer.readableBytes
+                return state.dropped > limits.droppedBytes ? .droppedEnough : .nothing
+            case .dropHop?, nil:
                 state.dropped += buffer.readableBytes
                 return state.dropped > limits.droppedBytes ? .droppedEnough : .nothing
             }

@@ -85,14 +85,15 @@ extension ImagePipeline {
         /// Whether `file:` URLs may be loaded (read directly, never cached on disk): a
         /// ``FileSystemLoader`` for the `file` scheme, unless ``sourceLoaders`` has its own.
         public var allowsFileURLs = false
-        /// Loaders for schemes other than `http` and `https`, by scheme in lower case
-        /// (`local`, `s3`...): URLs of these schemes are loaded by them, never cached on
-        /// disk, and need no host. See ``SourceLoader``.
+        /// Loaders by scheme in lower case (`local`, `s3`...), beside the pipeline's own for
+        /// `http` and `https` (which one registered here replaces). URLs of other schemes need
+        /// no host; a remote loader's bytes are kept in the disk cache. See ``SourceLoader``.
         public var sourceLoaders: [String: any SourceLoader] = [:]
         /// How long a URL that failed for a non-transient reason is not tried again.
         /// `.zero` turns the blocklist off.
         public var failedURLBlockDuration: Duration = .seconds(300)
-        /// Changes every HTTP request before it is sent: add authorization, sign the URL.
+        /// Changes every request to a remote source before it is sent: add authorization, sign
+        /// the URL.
         /// Throwing fails the load with ``MagpieError/network(_:)``.
         public var requestModifier: (@Sendable (inout OutgoingRequest) async throws -> Void)?
         /// Turns a URL into the key under which its bytes and images are cached. Use it to

@@ -31,18 +31,21 @@ final class FetchOriginalData: Sendable {
 
     private func fetch(_ input: StageInput, shared: SharedTask<LoadedData>) async throws(MagpieError) -> LoadedData {
         let request = input.request
-        let configuration = context.configuration
-        if let scheme = request.url.scheme?.lowercased(), let loader = context.sourceLoaders[scheme] {
-            let found = try await loader.load(request.url, limit: configuration.maximumResponseBytes)
-            guard found.bytes.count <= configuration.maximumResponseBytes else { throw .responseTooLarge(limit: configuration.maximumResponseBytes) }
-            return LoadedData(bytes: found.bytes, metadata: found.metadata, source: loader is FileSystemLoader ? .disk : .network)
+        guard let scheme = request.url.scheme?.lowercased(), let loader = context.sourceLoaders[scheme] else {
+            throw .invalidURL(request.url.absoluteString, reason: "no loader reads the scheme \(request.url.scheme ?? "(none)")")
+        }
+        guard loader.isRemote else {
+            guard case .loaded(let data) = try await load(input, with: loader, revalidating: nil, shared: shared) else {
+                throw .httpStatus(304, request.url)
+            }
+            return LoadedData(bytes: data.bytes, metadata: data.metadata, source: .disk)
         }
         var cached: CachedData?
         if let dataCache = context.dataCache, !request.options.contains(.networkOnly) {
             cached = await dataCache.entry(for: input.keys.data)
         }
-        // A refresh always asks the server: conditionally when the entry has a validator,
-        // otherwise by downloading again.
+        // A refresh always asks the source: conditionally when the entry has a validator,
+        // otherwise by loading again.
         if let cached, !request.options.contains(.refreshCached) {
             try input.keys.sources.check(redirects: cached.metadata.redirects, of: request.url)
             return LoadedData(bytes: cached.data, metadata: cached.metadata, source: .disk)
@@ -62,34 +65,53 @@ final class FetchOriginalData: Sendable {
 
         shared.send(.task(.started))
         context.recorder.record(.downloadStarted)
-        return try await download(input, revalidating: cached, shared: shared)
+        return try await download(input, with: loader, revalidating: cached, shared: shared)
     }
 
-    private func download(_ input: StageInput, revalidating cached: CachedData?, shared: SharedTask<LoadedData>) async throws(MagpieError) -> LoadedData {
+    /// Asks `loader` for the request's bytes (after the request modifier), counting a remote
+    /// source's failure against the URL in the blocklist.
+    private func load(
+        _ input: StageInput, with loader: any SourceLoader, revalidating cached: CachedData?, shared: SharedTask<LoadedData>
+    ) async throws(MagpieError) -> SourceResponse {
         let request = input.request
         let dataKey = input.keys.data
         let blocklist = context.blocklist
         var outgoing = OutgoingRequest(url: request.url, headers: request.headers)
-        if let modifier = context.configuration.requestModifier {
+        if loader.isRemote, let modifier = context.configuration.requestModifier {
             do {
                 try await modifier(&outgoing)
             } catch {
                 throw .network(NetworkFailure(.other, "the request modifier failed: \(error)"))
             }
         }
-        let outcome: DataLoader.Outcome
+        let sourceRequest = SourceRequest(
+            url: outgoing.url, headers: outgoing.headers, limit: context.configuration.maximumResponseBytes,
+            cached: cached?.metadata.canRevalidate == true ? cached?.metadata : nil,
+            transport: context.loader, sources: input.keys.sources,
+            download: Download(
+                url: outgoing.url, resumeKey: dataKey, previews: request.options.contains(.progressivePreviews),
+                now: context.configuration.wallClock, onRetryAfter: { wait in blocklist.block(dataKey, for: wait) },
+                onEvent: { shared.send($0) }))
+        let response: SourceResponse
         do {
-            outcome = try await context.loader.load(
-                outgoing, sources: input.keys.sources, revalidating: cached?.metadata.canRevalidate == true ? cached?.metadata : nil,
-                resumeKey: dataKey,
-                partialBodies: request.options.contains(.progressivePreviews), now: context.configuration.wallClock,
-                onRetryAfter: { wait in blocklist.block(dataKey, for: wait) },
-                onEvent: { shared.send($0) })
+            response = try await loader.load(sourceRequest)
         } catch {
-            blocklist.record(error, for: dataKey)
+            // A file is cheap to look for again, and may be there the next time.
+            if loader.isRemote { blocklist.record(error, for: dataKey) }
             throw error
         }
-        switch outcome {
+        if case .loaded(let data) = response, data.bytes.count > sourceRequest.limit {
+            throw .responseTooLarge(limit: sourceRequest.limit)
+        }
+        return response
+    }
+
+    private func download(
+        _ input: StageInput, with loader: any SourceLoader, revalidating cached: CachedData?, shared: SharedTask<LoadedData>
+    ) async throws(MagpieError) -> LoadedData {
+        let request = input.request
+        let dataKey = input.keys.data
+        switch try await load(input, with: loader, revalidating: cached, shared: shared) {
         case .notModified(let fresh):
             guard var entry = cached else { throw .httpStatus(304, request.url) }
             context.recorder.record(.revalidated)
@@ -100,9 +122,10 @@ final class FetchOriginalData: Sendable {
             entry.metadata.redirects = fresh.redirects
             context.dataCache?.store(entry)
             return LoadedData(bytes: entry.data, metadata: entry.metadata, source: .network)
-        case .downloaded(let bytes, let metadata, let resumedFrom):
-            context.recorder.record(.downloaded(bytes: bytes.count - resumedFrom))
-            if resumedFrom > 0 { context.recorder.record(.resumed) }
+        case .loaded(let data):
+            let bytes = data.bytes
+            context.recorder.record(.downloaded(bytes: bytes.count - data.resumedFrom))
+            if data.resumedFrom > 0 { context.recorder.record(.resumed) }
             if let dataCache = context.dataCache {
                 // New bytes make every variant made from the old ones stale. A network-only
                 // load did not read the entry it replaces, so it retires them too.
@@ -110,10 +133,10 @@ final class FetchOriginalData: Sendable {
                 // Only bytes that look like an image are kept: an HTML error page served with
                 // status 200 must not be cached.
                 if input.keys.keepsOriginal, ImageFormat(sniffing: bytes) != .unknown {
-                    dataCache.store(CachedData(key: dataKey, data: bytes, metadata: metadata))
+                    dataCache.store(CachedData(key: dataKey, data: bytes, metadata: data.metadata ?? HTTPMetadata()))
                 }
             }
-            return LoadedData(bytes: bytes, metadata: metadata, source: .network)
+            return LoadedData(bytes: bytes, metadata: data.metadata, source: .network)
         }
     }
 }

@@ -43,10 +43,10 @@ struct SourceLoaderTests {
     @Test func aRootedLoaderReadsOnlyBelowItsRoot() async throws {
         try await Self.withRoot { root in
             let loader = FileSystemLoader(root: root)
-            #expect(try await loader.load(URL(string: "local:///photos/a.png")!, limit: 1 << 20).bytes.count > 0)
+            #expect(try await loader.read(URL(string: "local:///photos/a.png")!, limit: 1 << 20).bytes.count > 0)
             for escape in ["local:///../outside.png", "local:///photos/../../outside.png", "local:///photos/%2E%2E/%2E%2E/outside.png"] {
                 await #expect(throws: MagpieError.self, "\(escape)") {
-                    _ = try await loader.load(URL(string: escape)!, limit: 1 << 20)
+                    _ = try await loader.read(URL(string: escape)!, limit: 1 << 20)
                 }
                 if case .invalidURL = try await Self.failure(loader, escape) {} else { Issue.record("\(escape) was not refused as leaving the root") }
             }
@@ -60,7 +60,7 @@ struct SourceLoaderTests {
             // The limit holds on the bytes read, not on a size looked up first.
             let size = try Data(contentsOf: root.appendingPathComponent("photos/a.png")).count
             #expect(try await Self.failure(loader, "local:///photos/a.png", limit: size - 1) == .responseTooLarge(limit: size - 1))
-            #expect(try await loader.load(URL(string: "local:///photos/a.png")!, limit: size).bytes.count == size)
+            #expect(try await loader.read(URL(string: "local:///photos/a.png")!, limit: size).bytes.count == size)
         }
     }
 
@@ -104,7 +104,7 @@ struct SourceLoaderTests {
 
     static func failure(_ loader: FileSystemLoader, _ url: String, limit: Int = 1 << 20) async throws -> MagpieError? {
         do {
-            _ = try await loader.load(URL(string: url)!, limit: limit)
+            _ = try await loader.read(URL(string: url)!, limit: limit)
             return nil
         } catch {
             return error

@@ -1,0 +1,20 @@
+/// The `http` and `https` sources: downloaded with the pipeline's HTTP client, redirects
+/// followed and each hop checked against the source policy, cached bytes revalidated, broken-off
+/// bodies resumed.
+struct HTTPLoader: SourceLoader {
+    var isRemote: Bool { true }
+
+    func load(_ request: SourceRequest) async throws(MagpieError) -> SourceResponse {
+        let outgoing = OutgoingRequest(url: request.url, headers: request.headers)
+        switch try await request.transport.load(outgoing, to: .source(request.sources), revalidating: request.cached, for: request.download) {
+        case .downloaded(let bytes, let metadata, let resumedFrom):
+            var data = SourceData(bytes: bytes, metadata: metadata)
+            data.resumedFrom = resumedFrom
+            return .loaded(data)
+        case .notModified(let metadata):
+            return .notModified(metadata)
+        case .refused(let status, _, _):
+            throw .httpStatus(status, request.download.url)
+        }
+    }
+}
