@@ -6,15 +6,23 @@ struct HTTPLoader: SourceLoader {
 
     func load(_ request: SourceRequest) async throws(MagpieError) -> SourceResponse {
         let outgoing = OutgoingRequest(url: request.url, headers: request.headers)
-        switch try await request.transport.load(outgoing, to: .source(request.sources), revalidating: request.cached, for: request.download) {
+        return try await request.transport.load(outgoing, to: .source(request.sources), revalidating: request.cached, for: request.download)
+            .sourceResponse { status, _ in .httpStatus(status, request.download.url) }
+    }
+}
+
+extension DataLoader.Outcome {
+    /// The answer as a ``SourceLoader`` gives it; a refusal becomes the loader's error.
+    func sourceResponse(refusal: (_ status: Int, _ excerpt: [UInt8]) -> MagpieError) throws(MagpieError) -> SourceResponse {
+        switch self {
         case .downloaded(let bytes, let metadata, let resumedFrom):
             var data = SourceData(bytes: bytes, metadata: metadata)
             data.resumedFrom = resumedFrom
             return .loaded(data)
         case .notModified(let metadata):
             return .notModified(metadata)
-        case .refused(let status, _, _):
-            throw .httpStatus(status, request.download.url)
+        case .refused(let status, _, let excerpt):
+            throw refusal(status, excerpt)
         }
     }
 }

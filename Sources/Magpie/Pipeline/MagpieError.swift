@@ -28,6 +28,10 @@ public enum MagpieError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A ``SourceLoader`` found nothing at the URL (a missing file under a file-system
     /// loader's root): the counterpart of an HTTP 404 for sources that are not HTTP.
     case sourceNotFound(URL)
+    /// The store the source lives in refused or failed the request (a bad signature, access
+    /// denied, the store unavailable); `reason` is the store's own (an S3 error code and
+    /// message).
+    case sourceRefused(URL, status: Int, reason: String)
     /// The response body is larger than ``ImagePipeline/Configuration/maximumResponseBytes``.
     case responseTooLarge(limit: Int)
     /// The host is not allowed by the ``SourcePolicy``: the requested URL's own host
@@ -98,7 +102,7 @@ public enum MagpieError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .invalidURL, .blocked, .cancelled, ._nonExhaustive: .request
         case .sourceNotAllowed(_, let hop, _): hop == 0 ? .request : .fetch
-        case .httpStatus, .sourceNotFound, .responseTooLarge, .tooManyRedirects, .timedOut, .network, .notCached, .notModified: .fetch
+        case .httpStatus, .sourceNotFound, .sourceRefused, .responseTooLarge, .tooManyRedirects, .timedOut, .network, .notCached, .notModified: .fetch
         case .unsupportedFormat, .decodingFailed, .imageTooLarge, .animationTooLarge: .decode
         case .processingFailed, .outputTooLarge: .process
         case .encodingFailed: .encode
@@ -113,6 +117,7 @@ public enum MagpieError: Error, Sendable, Equatable, CustomStringConvertible {
             "\(url.absoluteString) failed recently and is not tried again yet (use retryFailed to force it)."
         case .httpStatus(let code, let url): "The server answered HTTP \(code) for \(url.absoluteString)."
         case .sourceNotFound(let url): "Nothing is found at \(url.absoluteString)."
+        case .sourceRefused(let url, let status, let reason): "The store answered \(status) for \(url.absoluteString): \(reason)."
         case .responseTooLarge(let limit): "The response is larger than the limit of \(limit) bytes."
         case .sourceNotAllowed(let host, 0, let url):
             "The host '\(host)' of \(url.absoluteString) is not on the list of allowed source hosts."
@@ -142,7 +147,7 @@ public enum MagpieError: Error, Sendable, Equatable, CustomStringConvertible {
     /// transient are remembered by the failed-URL blocklist.
     public var isTransient: Bool {
         switch self {
-        case .httpStatus(let code, _): code == 408 || code == 429 || code >= 500
+        case .httpStatus(let code, _), .sourceRefused(_, let code, _): code == 408 || code == 429 || code >= 500
         case .unsupportedFormat, .decodingFailed, .imageTooLarge, .animationTooLarge, .invalidURL, .tooManyRedirects, .sourceNotFound,
             .responseTooLarge, .processingFailed, .outputTooLarge, .encodingFailed, .sourceNotAllowed:
             false

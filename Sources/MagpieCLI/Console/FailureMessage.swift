@@ -10,6 +10,7 @@ enum FailureMessage {
         case .httpStatus(let code, _):
             "HTTP \(code) \(HTTPResponseStatus(statusCode: code).reasonPhrase)".trimmingCharacters(in: .whitespaces)
         case .sourceNotFound: "not found"
+        case .sourceRefused(_, let status, let reason): "the store refused (\(status)): \(reason)"
         case .unsupportedFormat(let detail): "not an image (\(detail))"
         case .decodingFailed(let detail): "corrupt image: \(detail)"
         case .imageTooLarge(let width, let height, let limit): "image too large: \(width)x\(height) is over \(limit) pixels"

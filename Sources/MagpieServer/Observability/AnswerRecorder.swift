@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import Magpie
 
@@ -25,6 +26,11 @@ struct AnswerRecorder: Sendable {
         ]
         if let skipped = answered.headers.first(where: { $0.name == SkippedOptions.header })?.value {
             metadata["skipped"] = "\(skipped)"
+        }
+        // A failure on the proxy's side of the exchange (a store that refused, an origin down)
+        // is the operator's to fix: the log says why, as the answer does.
+        if answered.status >= 500, answered.headers.contains(where: { $0 == ("Content-Type", "text/plain; charset=utf-8") }) {
+            metadata["error"] = "\(String(decoding: answered.body.prefix(500), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))"
         }
         logger.info("request", metadata: metadata)
         return answered

@@ -8,6 +8,7 @@ enum FailureResponse {
         switch error {
         case .httpStatus(let code, _): [404, 410].contains(code) ? 404 : 502
         case .sourceNotFound: 404
+        case .sourceRefused: 502
         case .blocked: 502
         case .invalidURL: 400
         case .sourceNotAllowed: 403

@@ -28,6 +28,7 @@ extension ProxyConfiguration {
     /// | `imgproxy.presets` | `IMGPROXY_PRESETS` | `name=rs:fill:300:300/q:70,...` |
     /// | `imgproxy.allowed.sources` | `IMGPROXY_ALLOWED_SOURCES` | `https://images.example.com/,local://,...` |
     /// | `imgproxy.local.filesystem.root` | `IMGPROXY_LOCAL_FILESYSTEM_ROOT` | a folder `local:///path` sources are read below |
+    /// | `imgproxy.use.s3`, `imgproxy.s3.*`, `aws.*` | `IMGPROXY_USE_S3`, `IMGPROXY_S3_ENDPOINT`, `AWS_ACCESS_KEY_ID`, ... | `s3://` sources, read by an ``S3Loader`` |
     /// | `imgproxy.allow.loopback.source.addresses` | `IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES` | `true` lets sources be on this machine |
     /// | `imgproxy.allow.private.source.addresses` | `IMGPROXY_ALLOW_PRIVATE_SOURCE_ADDRESSES` | `true` lets sources be on private networks |
     /// | `imgproxy.allow.link.local.source.addresses` | `IMGPROXY_ALLOW_LINK_LOCAL_SOURCE_ADDRESSES` | `true` lets sources be link-local |
@@ -125,6 +126,7 @@ extension ProxyConfiguration {
                     return prefix
                 })
         }
+        try readObjectStorage(settings)
         try readWatermark(settings)
         try readAddressRanges(settings)
     }

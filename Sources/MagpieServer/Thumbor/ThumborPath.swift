@@ -173,19 +173,20 @@ public struct ThumborPath: Sendable, Hashable {
         return arguments
     }
 
-    /// A source as thumbor's HTTP loader reads it; also a watermark's.
+    /// A source as thumbor's HTTP loader reads it, or an `s3://bucket/key` (which the pipeline
+    /// reads when the proxy has an S3 store); also a watermark's.
     static func source(_ text: String) throws(ProxyURLError) -> URL {
         guard !text.isEmpty else { throw .malformed("no image after the options") }
         guard var decoded = text.removingPercentEncoding else { throw .malformed("the image '\(text)' is not valid percent-encoding") }
         // A proxy in front may have merged the scheme's two slashes.
-        for scheme in ["http:/", "https:/"] where decoded.hasPrefix(scheme) && !decoded.hasPrefix(scheme + "/") {
+        for scheme in ["http:/", "https:/", "s3:/"] where decoded.hasPrefix(scheme) && !decoded.hasPrefix(scheme + "/") {
             decoded = scheme + "/" + decoded.dropFirst(scheme.count)
         }
         if !decoded.contains("://") { decoded = "http://" + decoded }
-        guard let url = URL(string: decoded), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
+        guard let url = URL(string: decoded), let scheme = url.scheme?.lowercased(), ["http", "https", "s3"].contains(scheme),
             let host = url.host, !host.isEmpty
         else {
-            throw .malformed("the image '\(decoded)' is not an http or https URL")
+            throw .malformed("the image '\(decoded)' is not an http, https or s3 URL")
         }
         return url
     }

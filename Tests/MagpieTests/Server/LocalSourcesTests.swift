@@ -23,7 +23,12 @@ struct LocalSourcesTests {
                 #expect(resized.header("Content-Type") == "image/png")
                 let decoded = try ImagePipeline.Configuration().decoder.decode(resized.body, options: DecodingOptions())
                 #expect(decoded.width == 12 && decoded.height == 8)
-                for outside in ["local:///../outside.png", "local:///outside-link.png", "local:///photos/missing.png"] {
+                let outsides = [
+                    "local:///../outside.png", "local:///outside-link.png", "local:///photos/missing.png",
+                    // Encoded slashes and dots climb out as plain ones would.
+                    "local:///photos/..%2F..%2Foutside.png", "local:///photos/%2E%2E/%2E%2E/outside.png", "local:///%2E%2E%2Foutside.png",
+                ]
+                for outside in outsides {
                     let refused = try await fixture.get(fixture.proxy.path(for: URL(string: outside)!, options: "rs:fit:12:12"))
                     #expect(refused.status == 404, "\(outside)")
                 }
