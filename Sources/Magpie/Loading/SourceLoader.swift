@@ -2,7 +2,7 @@ public import Foundation
 
 /// Loads the original bytes of the URLs of one scheme. The pipeline holds one per scheme in
 /// ``ImagePipeline/Configuration/sourceLoaders``: `http` and `https` are loaded over HTTP,
-/// `file` by a ``FileSystemLoader`` when ``ImagePipeline/Configuration/allowsFileURLs`` is set,
+/// `data` by a ``DataURLLoader``, `file` by a ``FileSystemLoader`` when ``ImagePipeline/Configuration/allowsFileURLs`` is set,
 /// `s3` by an ``S3Loader`` when registered, and any scheme by a loader of your own.
 ///
 /// ```swift

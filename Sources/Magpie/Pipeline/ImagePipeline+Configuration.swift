@@ -86,7 +86,7 @@ extension ImagePipeline {
         /// ``FileSystemLoader`` for the `file` scheme, unless ``sourceLoaders`` has its own.
         public var allowsFileURLs = false
         /// Loaders by scheme in lower case (`local`, `s3`...), beside the pipeline's own for
-        /// `http` and `https` (which one registered here replaces). URLs of other schemes need
+        /// `http`, `https` and `data` (which one registered here replaces). URLs of other schemes need
         /// no host; a remote loader's bytes are kept in the disk cache. See ``SourceLoader``.
         public var sourceLoaders: [String: any SourceLoader] = [:]
         /// How long a URL that failed for a non-transient reason is not tried again.

@@ -49,7 +49,7 @@ public final class ImagePipeline: Sendable {
             configuration.dataCache
             ?? configuration.diskCache.map { DataCache(configuration: $0, logger: configuration.logger, now: configuration.wallClock) }
         clients = OutboundClients(configuration: configuration)
-        var sourceLoaders: [String: any SourceLoader] = ["http": HTTPLoader(), "https": HTTPLoader()]
+        var sourceLoaders: [String: any SourceLoader] = ["http": HTTPLoader(), "https": HTTPLoader(), "data": DataURLLoader()]
         for (scheme, loader) in configuration.sourceLoaders { sourceLoaders[scheme.lowercased()] = loader }
         if configuration.allowsFileURLs, sourceLoaders["file"] == nil { sourceLoaders["file"] = FileSystemLoader() }
         context = PipelineContext(

@@ -6,8 +6,8 @@ struct PipelineContext: Sendable {
     let encodedCache: EncodedImageCache?
     let dataCache: (any DataCaching)?
     let loader: DataLoader
-    /// ``ImagePipeline/Configuration/sourceLoaders``, with `http` and `https`, and `file` when
-    /// file URLs are allowed.
+    /// ``ImagePipeline/Configuration/sourceLoaders``, with `http`, `https` and `data`, and `file`
+    /// when file URLs are allowed.
     let sourceLoaders: [String: any SourceLoader]
     let scheduler: DownloadScheduler
     let decodingPool: DecodingPool
