@@ -9,7 +9,9 @@ filter chains, repeats of URLs already answered (the reading memo and the result
 conditional requests sent back with the answer's own validators (which must be 304s), and
 `local:///` sources below `IMGPROXY_LOCAL_FILESYSTEM_ROOT`: the photos, and 16-bit PNGs made
 from some of them (libvips' `vips` tool) asked with `preserve_hdr:1`, whose PNG answers must keep
-16 bits, and `..` paths, which must be refused.
+16 bits, and `..` paths, which must be refused; and `s3://` sources from SeaweedFS on loopback
+(issue 35: `IMGPROXY_USE_S3` and the AWS variables), in both grammars, with missing keys and a
+denied bucket, which must be 404s.
 
 usage: drop-in-user-run.py MAGPIE_BINARY PHOTO_DIR REQUESTS
 Prints statuses, anything not as the URL should get, p50/p99, and the proxy's peak RSS (VmHWM).
@@ -47,8 +49,34 @@ for name in [n for n in names if 1_000_000 <= Image.open(os.path.join(photos, n)
     os.remove(stem + ".v")
     os.remove(stem + ".u.v")
     deep.append(name[:-4] + "-16.png")
+# The object store: SeaweedFS on loopback only, telemetry off, every port chosen; the photos put
+# through its filer.
+store_dir = tempfile.mkdtemp(prefix="drop-in-store-")
+ports = {name: free_port() for name in ["master.port", "master.port.grpc", "volume.port", "volume.port.grpc", "filer.port",
+                                        "filer.port.grpc", "s3.port", "s3.port.grpc", "webdav.port", "debug.port", "s3.debug.port"]}
+ports["admin.port"] = 20000 + origin_port % 30000
+ports["admin.port.grpc"] = ports["admin.port"] + 10000
+keys = {"AWS_ACCESS_KEY_ID": "user-run", "AWS_SECRET_ACCESS_KEY": "user-run-secret"}
+store = subprocess.Popen(["weed", "mini", f"-dir={store_dir}", "-ip=127.0.0.1", "-ip.bind=127.0.0.1", "-master.telemetry=false",
+                          "-admin.ui=false", "-s3.port.iceberg=0", "-s3.port.lance=0", "-bucket=photos,private"]
+                         + [f"-{name}={port}" for name, port in ports.items()],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=dict(os.environ, **keys))
+for attempt in range(300):
+    try:
+        urllib.request.urlopen(urllib.request.Request(f"http://127.0.0.1:{ports['filer.port']}/buckets/private/",
+                                                      headers={"Accept": "application/json"}), timeout=2)
+        break
+    except Exception:
+        time.sleep(0.1)
+for name in names:
+    for bucket in ["photos", "private"]:
+        with open(os.path.join(photos, name), "rb") as photo:
+            urllib.request.urlopen(urllib.request.Request(f"http://127.0.0.1:{ports['filer.port']}/buckets/{bucket}/shots/{name}",
+                                                          data=photo.read(), method="PUT"), timeout=60)
 environment = dict(os.environ, IMGPROXY_USE_LAST_MODIFIED="true", IMGPROXY_CACHE_CONTROL_PASSTHROUGH="true",
-                   MAX_WIDTH="1200", MAX_HEIGHT="1200", AUTO_WEBP="True", IMGPROXY_LOCAL_FILESYSTEM_ROOT=root)
+                   MAX_WIDTH="1200", MAX_HEIGHT="1200", AUTO_WEBP="True", IMGPROXY_LOCAL_FILESYSTEM_ROOT=root,
+                   IMGPROXY_USE_S3="true", IMGPROXY_S3_ENDPOINT=f"127.0.0.1:{ports['s3.port']}", IMGPROXY_S3_DENIED_BUCKETS="private",
+                   **keys)
 proxy = subprocess.Popen([binary, "proxy", "--port", "0", "--allow-unsigned", "--allow-addresses", "loopback", "--cache-dir", cache,
                           "--log-level", "warning"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=environment)
 port = None
@@ -90,6 +118,13 @@ def url(index):
         return f"/unsafe/rs:fill:{side}:{side // 2}/ph:1/f:png/plain/local:///{random.choice(deep)}", {}, {200}
     if kind == 6:
         return f"/unsafe/rs:fit:{side}:{side}/plain/local:///{name}", {}, {200}
+    if index % 64 == 7:
+        # A key the store does not have, or a bucket the settings deny.
+        return f"/unsafe/rs:fit:{side}:{side}/plain/s3://{random.choice(['photos/shots/none.jpg', 'private/shots/' + name])}", {}, {404}
+    if index % 32 == 15:
+        return f"/unsafe/fit-in/{side}x{side}/s3://photos/shots/{name}", {}, {200}
+    if index % 32 in (7, 23):
+        return f"/unsafe/rs:fill:{side}:{side}/q:80/plain/s3://photos/shots/{name}", {}, {200}
     # A URL answered before, again: from the memo and the memory cache.
     return f"/unsafe/rs:fill:256:256/{source(names[index % 5])}", {}, {200}
 
@@ -159,7 +194,9 @@ finally:
     proxy.send_signal(signal.SIGTERM)
     proxy.wait(timeout=30)
     origin.terminate()
+    store.kill()
     shutil.rmtree(root, ignore_errors=True)
+    shutil.rmtree(store_dir, ignore_errors=True)
 times.sort()
 print(f"{count} requests in {time.time() - started:.0f} s; statuses {dict(sorted(statuses.items()))}")
 print(f"p50 {times[len(times) // 2] * 1000:.0f} ms, p99 {times[int(len(times) * 0.99)] * 1000:.0f} ms; proxy peak RSS {peak} MB")
