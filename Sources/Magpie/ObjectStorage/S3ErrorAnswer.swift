@@ -7,9 +7,8 @@ struct S3ErrorAnswer: Sendable, Equatable {
     let message: String?
 
     init(_ body: [UInt8]) {
-        let text = String(decoding: body, as: UTF8.self)
-        code = Self.element("Code", in: text)
-        message = Self.element("Message", in: text)
+        code = S3XML.element("Code", in: body).flatMap(Self.line)
+        message = S3XML.element("Message", in: body).flatMap(Self.line)
     }
 
     /// `Code: Message`, or whichever of the two there is.
@@ -21,16 +20,31 @@ struct S3ErrorAnswer: Sendable, Equatable {
         }
     }
 
-    private static func element(_ name: String, in text: String) -> String? {
+    /// A store's words go into logs and error pages: one line, bounded.
+    private static func line(_ text: String) -> String? {
+        let line = text.split(whereSeparator: \.isNewline).joined(separator: " ")
+        return line.isEmpty ? nil : String(line.prefix(300))
+    }
+}
+
+/// The few elements Magpie reads from S3's XML answers, found by name: the answers are small
+/// and flat, and a parser would add nothing.
+enum S3XML {
+    /// The text of the first `<name>` element in `body`, its entities decoded.
+    static func element(_ name: String, in body: [UInt8]) -> String? {
+        let text = String(decoding: body, as: UTF8.self)
         guard let open = text.range(of: "<\(name)>"), let close = text.range(of: "</\(name)>", range: open.upperBound..<text.endIndex) else {
             return nil
         }
-        let value = text[open.upperBound..<close.lowerBound]
+        return text[open.upperBound..<close.lowerBound]
             .replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
             .replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&apos;", with: "'")
             .replacingOccurrences(of: "&amp;", with: "&")
-        // A store's words go into logs and error pages: one line, bounded.
-        let line = value.split(whereSeparator: \.isNewline).joined(separator: " ")
-        return line.isEmpty ? nil : String(line.prefix(300))
+    }
+
+    /// `text` with the characters XML reserves written as entities.
+    static func escaped(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "\"", with: "&quot;")
+            .replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
     }
 }

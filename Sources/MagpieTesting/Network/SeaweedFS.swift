@@ -101,6 +101,13 @@ public final class SeaweedFS: Sendable {
         }
     }
 
+    /// The object at `key` in `bucket`, or `nil` when there is none.
+    public func get(bucket: String, key: String) async throws -> [UInt8]? {
+        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: objectURL(bucket: bucket, key: key)), timeout: .seconds(30))
+        let body = try await response.body.collect(upTo: 256 * 1024 * 1024)
+        return response.status.code == 200 ? Array(body.readableBytesView) : nil
+    }
+
     /// Removes the object at `key` in `bucket`.
     public func delete(bucket: String, key: String) async throws {
         var request = HTTPClientRequest(url: objectURL(bucket: bucket, key: key))
