@@ -69,11 +69,12 @@ package enum DiskEntryFormat {
         hex(SHA256.hash(data: Array(string.utf8)))
     }
 
-    private static func hex(_ digest: SHA256.Digest) -> String {
+    /// Lowercase hex of `bytes` (a digest, a MAC).
+    static func hex(_ bytes: some Sequence<UInt8>) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var text = [UInt8]()
         text.reserveCapacity(64)
-        for byte in digest {
+        for byte in bytes {
             text.append(digits[Int(byte >> 4)])
             text.append(digits[Int(byte & 0x0f)])
         }

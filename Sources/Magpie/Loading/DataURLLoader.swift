@@ -17,7 +17,7 @@ public struct DataURLLoader: SourceLoader {
     public func read(_ text: String, limit: Int) throws(MagpieError) -> SourceData {
         // Percent-encoding triples a byte at most: a longer URL cannot fit, whatever it says.
         guard text.utf8.count / 3 <= limit + 1024 else { throw .responseTooLarge(limit: limit) }
-        guard text.lowercased().hasPrefix("data:"), let comma = text.firstIndex(of: ",") else {
+        guard text.prefix(5).lowercased() == "data:", let comma = text.firstIndex(of: ",") else {
             throw .invalidURL(String(text.prefix(100)), reason: "a data URL is data:[type][;base64],payload")
         }
         let header = text[text.index(text.startIndex, offsetBy: 5)..<comma]

@@ -117,12 +117,11 @@ final class ResponseCollector: HTTPClientResponseDelegate {
                     limits.previews && expected.map { Self.crossesPreviewPoint(from: before, to: state.body.count, of: $0) } == true
                     ? state.body : nil
                 return .progress(received: state.body.count, expected: expected, preview: preview)
-            case .dropAnswer?:
-                let room = max(0, limits.excerptBytes - state.body.count)
-                state.body.append(contentsOf: buffer.readableBytesView.prefix(room))
-                state.dropped += buffer.readableBytes
-                return state.dropped > limits.droppedBytes ? .droppedEnough : .nothing
-            case .dropHop?, nil:
+            case .dropAnswer?, .dropHop?, nil:
+                if case .dropAnswer? = state.plan {
+                    let room = max(0, limits.excerptBytes - state.body.count)
+                    state.body.append(contentsOf: buffer.readableBytesView.prefix(room))
+                }
                 state.dropped += buffer.readableBytes
                 return state.dropped > limits.droppedBytes ? .droppedEnough : .nothing
             }

@@ -60,8 +60,7 @@ public struct S3Endpoint: Sendable, Hashable {
             host = "\(bucket).\(host)"
             path = "\(base)/\(encodedKey)"
         }
-        let defaultPort = url.scheme?.lowercased() == "https" ? 443 : 80
-        let authority = url.port.map { $0 == defaultPort ? host : "\(host):\($0)" } ?? host
+        let authority = url.port.map { $0 == DataLoader.defaultPort(url) ? host : "\(host):\($0)" } ?? host
         var components = URLComponents()
         components.scheme = url.scheme
         components.host = host

@@ -115,7 +115,7 @@ struct S3Writer: Sendable {
         headers: [(name: String, value: String)] = [], body: [UInt8] = []
     ) async throws(MagpieError) -> Answer {
         let signed = endpoint.request(
-            method, bucket: bucket, key: key, query: query, headers: headers, payloadHash: SigV4Signer.hexSHA256(body), at: Date())
+            method, bucket: bucket, key: key, query: query, headers: headers, payloadHash: DiskEntryFormat.sha256Hex(body), at: Date())
         var request = HTTPClientRequest(url: signed.url.absoluteString)
         request.method = HTTPMethod(rawValue: method)
         for (name, value) in signed.headers { request.headers.replaceOrAdd(name: name, value: value) }

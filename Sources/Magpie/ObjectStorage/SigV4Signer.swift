@@ -22,7 +22,7 @@ struct SigV4Signer: Sendable {
     let service: String
 
     /// The SHA-256 of no bytes, the payload hash of a request without a body.
-    static let emptyPayloadHash = hexSHA256([])
+    static let emptyPayloadHash = DiskEntryFormat.sha256Hex([UInt8]())
 
     /// The headers to send beside `request`'s own: `X-Amz-Date`, `X-Amz-Security-Token` for
     /// temporary credentials, and `Authorization`, which signs them all.
@@ -33,8 +33,8 @@ struct SigV4Signer: Sendable {
         if let token = credentials.sessionToken { added.append((name: "X-Amz-Security-Token", value: token)) }
         let (canonical, signedHeaders) = canonicalRequest(request, adding: added)
         let scope = "\(day)/\(region)/\(service)/aws4_request"
-        let stringToSign = ["AWS4-HMAC-SHA256", timestamp, scope, Self.hexSHA256(Array(canonical.utf8))].joined(separator: "\n")
-        let signature = Self.hex(Self.hmac(signingKey(day: day), stringToSign))
+        let stringToSign = ["AWS4-HMAC-SHA256", timestamp, scope, DiskEntryFormat.sha256Hex(canonical)].joined(separator: "\n")
+        let signature = DiskEntryFormat.hex(Self.hmac(signingKey(day: day), stringToSign))
         added.append(
             (
                 name: "Authorization",
@@ -102,16 +102,8 @@ struct SigV4Signer: Sendable {
         return "\(parts.tm_year + 1900)\(two(parts.tm_mon + 1))\(two(parts.tm_mday))T\(two(parts.tm_hour))\(two(parts.tm_min))\(two(parts.tm_sec))Z"
     }
 
-    static func hexSHA256(_ bytes: [UInt8]) -> String {
-        hex(Array(SHA256.hash(data: bytes)))
-    }
-
     private static func hmac(_ key: [UInt8], _ message: String) -> [UInt8] {
         Array(HMAC<SHA256>.authenticationCode(for: Array(message.utf8), using: SymmetricKey(data: key)))
-    }
-
-    private static func hex(_ bytes: [UInt8]) -> String {
-        bytes.map { String($0, radix: 16).leftPadded(to: 2) }.joined()
     }
 }
 

@@ -53,7 +53,7 @@ struct SigV4Tests {
             let request = SigV4Signer.Request(
                 method: testCase.method, path: SigV4Signer.uriEncode(rawPath, keepingSlashes: true), query: query,
                 headers: headers.filter { !["x-amz-date", "x-amz-security-token"].contains($0.name.lowercased()) },
-                payloadHash: SigV4Signer.hexSHA256(Array(testCase.body.utf8)))
+                payloadHash: DiskEntryFormat.sha256Hex(Array(testCase.body.utf8)))
             let added = signer.signingHeaders(for: request, at: try Self.date(timestamp))
             #expect(added.first { $0.name == "Authorization" }?.value == testCase.authorization, "\(testCase.name)")
             #expect(added.first { $0.name == "X-Amz-Date" }?.value == timestamp, "\(testCase.name)")
@@ -97,7 +97,7 @@ struct SigV4Tests {
             if index % 7 == 0 { headers.append((name: "Content-Type", value: "image/jpeg;   charset =  x")) }
             if index % 11 == 0 { headers.append((name: "x-amz-meta-magpie-expires", value: "  \(index)  ")) }
             let body = index % 2 == 0 ? "" : String(repeating: "part \(index) ", count: index)
-            let payloadHash = SigV4Signer.hexSHA256(Array(body.utf8))
+            let payloadHash = DiskEntryFormat.sha256Hex(Array(body.utf8))
             headers.append((name: "X-Amz-Content-SHA256", value: payloadHash))
             let credentials = AWSCredentials(
                 accessKeyID: "AKID\(index)", secretAccessKey: "secret/\(index)+key",
