@@ -128,6 +128,8 @@ public final class DataCache: Sendable {
     public func variantEntry(for key: String, variant: String) async -> CachedData? {
         let storageKey = Self.storageKey(key, variant: variant)
         if let waiting = pending.withLockedValue({ $0[storageKey] }) { return waiting }
+        // A miss, the common case for a result not made yet, answers without a queue hop.
+        guard holdsVariant(key, variant: variant) else { return nil }
         let name = files.name(for: key, variant: variant)
         return await withCheckedContinuation { continuation in
             readQueue.async { [self] in continuation.resume(returning: self.read(storageKey, name: name)) }
@@ -136,6 +138,10 @@ public final class DataCache: Sendable {
 
     /// Whether the variant is stored (or being written), without reading it.
     public func containsVariant(for key: String, variant: String) -> Bool {
+        holdsVariant(key, variant: variant)
+    }
+
+    private func holdsVariant(_ key: String, variant: String) -> Bool {
         if staleOriginals.withLockedValue({ $0.contains(files.name(for: key)) }) { return false }
         if pending.withLockedValue({ $0[Self.storageKey(key, variant: variant)] != nil }) { return true }
         return FileManager.default.fileExists(atPath: files.url(for: files.name(for: key, variant: variant)).path)

@@ -32,14 +32,25 @@ struct S3ErrorAnswer: Sendable, Equatable {
 enum S3XML {
     /// The text of the first `<name>` element in `body`, its entities decoded.
     static func element(_ name: String, in body: [UInt8]) -> String? {
+        elements(name, in: body, limit: 1).first
+    }
+
+    /// The text of every `<name>` element in `body` (up to `limit`), in order, entities decoded.
+    static func elements(_ name: String, in body: [UInt8], limit: Int = .max) -> [String] {
         let text = String(decoding: body, as: UTF8.self)
-        guard let open = text.range(of: "<\(name)>"), let close = text.range(of: "</\(name)>", range: open.upperBound..<text.endIndex) else {
-            return nil
+        var found: [String] = []
+        var from = text.startIndex
+        while found.count < limit, let open = text.range(of: "<\(name)>", range: from..<text.endIndex),
+            let close = text.range(of: "</\(name)>", range: open.upperBound..<text.endIndex)
+        {
+            found.append(
+                text[open.upperBound..<close.lowerBound]
+                    .replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
+                    .replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&apos;", with: "'")
+                    .replacingOccurrences(of: "&amp;", with: "&"))
+            from = close.upperBound
         }
-        return text[open.upperBound..<close.lowerBound]
-            .replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
-            .replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&apos;", with: "'")
-            .replacingOccurrences(of: "&amp;", with: "&")
+        return found
     }
 
     /// `text` with the characters XML reserves written as entities.

@@ -27,9 +27,14 @@ extension ImagePipeline {
         public var memoryPressure: (any MemoryPressureSource)? = SystemMemoryPressure()
         /// Disk cache location and limits; `nil` turns the disk cache off.
         public var diskCache: DataCache.Configuration? = .init()
-        /// The store of originals and variants itself, used instead of the ``DataCache`` made
-        /// from ``diskCache``: your own ``DataCaching`` (object storage, a shared cache...).
+        /// The local store of originals and variants itself, used instead of the ``DataCache``
+        /// made from ``diskCache``: your own ``DataCaching``.
         public var dataCache: (any DataCaching)?
+        /// A bucket behind the disk cache that several processes share (replicas of a server,
+        /// a fleet of crawlers): a variant one of them renders, or with
+        /// ``SharedStore/keeps`` an original one downloads, the others read instead of making
+        /// it again. `nil` (the default): nothing is shared.
+        public var sharedStore: SharedStore?
         /// What the disk cache keeps: original bytes (the default), encoded processed variants,
         /// or both. A request can ask for another policy (``ImageRequest/diskCachePolicy``).
         /// Encoded output (``ImagePipeline/encodedImage(for:encoding:)``) is kept on disk by the

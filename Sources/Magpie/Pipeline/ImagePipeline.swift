@@ -45,10 +45,21 @@ public final class ImagePipeline: Sendable {
         if configuration.limitsMallocArenas { _ = MallocArenas.limit }
         self.configuration = configuration
         memoryCache = configuration.imageCache ?? configuration.memoryCache.map { ImageCache(limits: $0, now: configuration.clock) }
-        dataCache =
+        let dataCache =
             configuration.dataCache
             ?? configuration.diskCache.map { DataCache(configuration: $0, logger: configuration.logger, now: configuration.wallClock) }
-        clients = OutboundClients(configuration: configuration)
+        self.dataCache = dataCache
+        let clients = OutboundClients(configuration: configuration)
+        self.clients = clients
+        let recorder = PipelineRecorder(metricsFactory: configuration.metricsFactory)
+        let shared = configuration.sharedStore.map { settings in
+            // The store is the configuration's, not a source: no address policy between.
+            S3DataStore(
+                settings: settings, client: clients.client(for: settings.endpoint.url, trusted: true).client, recorder: recorder,
+                logger: configuration.logger, now: configuration.wallClock, clock: configuration.clock)
+        }
+        let sharesOriginals = shared != nil && configuration.sharedStore?.keeps.keepsOriginals == true
+        let sharesVariants = shared != nil && configuration.sharedStore?.keeps.keepsVariants == true
         var sourceLoaders: [String: any SourceLoader] = ["http": HTTPLoader(), "https": HTTPLoader(), "data": DataURLLoader()]
         for (scheme, loader) in configuration.sourceLoaders { sourceLoaders[scheme.lowercased()] = loader }
         if configuration.allowsFileURLs, sourceLoaders["file"] == nil { sourceLoaders["file"] = FileSystemLoader() }
@@ -56,7 +67,8 @@ public final class ImagePipeline: Sendable {
             configuration: configuration,
             memoryCache: memoryCache,
             encodedCache: configuration.encodedMemoryCacheLimit.flatMap { $0 > 0 ? EncodedImageCache(limit: $0, clock: configuration.clock) : nil },
-            dataCache: dataCache,
+            originals: sharesOriginals ? shared.map { TieredStore(near: dataCache, far: $0) } : dataCache,
+            variants: sharesVariants ? shared.map { TieredStore(near: dataCache, far: $0) } : dataCache,
             loader: DataLoader(
                 clients: clients,
                 limits: .init(
@@ -75,7 +87,7 @@ public final class ImagePipeline: Sendable {
             decodingPool: DecodingPool(threadCount: configuration.decodingThreads),
             decodeBudget: Admission(memoryBudget: configuration.decodeMemoryBudget),
             blocklist: FailedURLBlocklist(duration: configuration.failedURLBlockDuration, now: configuration.clock),
-            recorder: PipelineRecorder(metricsFactory: configuration.metricsFactory),
+            recorder: recorder,
             workTracker: configuration.tracksWork ? WorkTracker() : nil)
         fetchStage = FetchOriginalData(context: context)
         decodeStage = DecodeImage(context: context, fetch: fetchStage)
@@ -90,9 +102,16 @@ public final class ImagePipeline: Sendable {
     /// Loads started afterwards fail.
     public func shutdown() async {
         memoryPressureWatch.withLockedValue { $0 }?.cancel()
-        await dataCache?.flush()
+        await flushStores()
         await clients.shutdown()
         await context.decodingPool.shutdown()
+    }
+
+    /// Waits until every write handed to the stores so far is done: the disk cache's files,
+    /// and the shared store's uploads (``Configuration/sharedStore``).
+    public func flushStores() async {
+        await context.originals?.flush()
+        await context.variants?.flush()
     }
 
     // MARK: - Loading

@@ -20,6 +20,7 @@ final class PipelineRecorder: Sendable {
         case processed(Duration)
         case variantStored
         case memoryTrimmed(freedBytes: Int)
+        case sharedStore(SharedStoreOutcome)
     }
 
     private let counts = NIOLockedValueBox(PipelineStatistics())
@@ -56,6 +57,7 @@ final class PipelineRecorder: Sendable {
             case .processed: statistics.processorRuns += 1
             case .variantStored: statistics.variantsStored += 1
             case .memoryTrimmed: statistics.memoryTrims += 1
+            case .sharedStore(let outcome): statistics.sharedStore[outcome, default: 0] += 1
             }
         }
         metrics.record(fact)
@@ -78,6 +80,7 @@ final class PipelineRecorder: Sendable {
         let variantsStored: Counter
         let memoryTrims: Counter
         let trimmedBytes: Counter
+        let sharedStore: [SharedStoreOutcome: Counter]
         let decodeTime: Timer
         let processTime: Timer
 
@@ -105,6 +108,8 @@ final class PipelineRecorder: Sendable {
             variantsStored = counter("magpie_variants_stored_total")
             memoryTrims = counter("magpie_memory_trims_total")
             trimmedBytes = counter("magpie_memory_trimmed_bytes_total")
+            sharedStore = Dictionary(
+                uniqueKeysWithValues: SharedStoreOutcome.allCases.map { ($0, counter("magpie_shared_store_total", [("outcome", $0.rawValue)])) })
             decodeTime = timer("magpie_decode_duration")
             processTime = timer("magpie_process_duration")
         }
@@ -137,6 +142,7 @@ final class PipelineRecorder: Sendable {
             case .memoryTrimmed(let freed):
                 memoryTrims.increment()
                 trimmedBytes.increment(by: freed)
+            case .sharedStore(let outcome): sharedStore[outcome]?.increment()
             }
         }
 

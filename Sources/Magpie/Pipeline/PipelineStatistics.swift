@@ -1,3 +1,26 @@
+/// What one read or write of the shared store came to.
+public enum SharedStoreOutcome: String, Sendable, Hashable, CaseIterable {
+    /// A read found the object, whole.
+    case hit
+    /// A read found nothing.
+    case miss
+    /// A read found an object past its expiry, removed it and missed.
+    case expired
+    /// A read found an object whose checksum, key or metadata did not match: removed, missed.
+    case damaged
+    /// A read or write failed (unreachable, too slow, refused); the load went on without the
+    /// store, which is left alone for a while (``SharedStore/pauseAfterFailure``).
+    case failed
+    /// Not tried: the store failed moments ago.
+    case skipped
+    /// A write stored the object.
+    case written
+    /// A write once found the key already there (another process made it first).
+    case alreadyThere
+    /// A write was not started: too many writes were waiting, or its metadata was too large.
+    case dropped
+}
+
 /// Counts of what a pipeline has done since it was created.
 public struct PipelineStatistics: Sendable, Equatable {
     /// Loads that ended, by any API (succeeded, failed or cancelled).
@@ -31,6 +54,9 @@ public struct PipelineStatistics: Sendable, Equatable {
     public var failed = 0
     /// Times the memory cache was emptied for memory pressure or by ``ImagePipeline/trimMemory(reason:)``.
     public var memoryTrims = 0
+    /// What the shared store (``ImagePipeline/Configuration/sharedStore``) did, by outcome:
+    /// reads that hit or missed, writes, and the failures a load went on without.
+    public var sharedStore: [SharedStoreOutcome: Int] = [:]
 
     /// All zeros.
     public init() {}

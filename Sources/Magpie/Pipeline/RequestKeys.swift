@@ -39,10 +39,15 @@ struct RequestKeys: Sendable {
         assert(image == Self.memoryKey(for: request, cacheKey: configuration.cacheKey))
         variant = Self.variantName(for: request, processors: processors)
         let policy = request.diskCachePolicy ?? configuration.diskCachePolicy
-        let onDisk = (configuration.dataCache != nil || configuration.diskCache != nil) && !request.options.contains(.memoryCacheOnly)
-        keepsOriginal = onDisk && (policy.keepsOriginals || variant == nil)
-        keepsVariant = onDisk && policy.keepsVariants && variant != nil
-        keepsEncoded = onDisk && policy.keepsVariants
+        let stored = configuration.dataCache != nil || configuration.diskCache != nil || configuration.sharedStore != nil
+        let onDisk = stored && !request.options.contains(.memoryCacheOnly)
+        // What the shared store keeps is kept whatever the local policy says.
+        let shared = configuration.sharedStore?.keeps
+        let keepsOriginals = policy.keepsOriginals || shared?.keepsOriginals == true
+        let keepsVariants = policy.keepsVariants || shared?.keepsVariants == true
+        keepsOriginal = onDisk && (keepsOriginals || variant == nil)
+        keepsVariant = onDisk && keepsVariants && variant != nil
+        keepsEncoded = onDisk && keepsVariants
         sources = SourceRules(configuration.sourcePolicy, request: request.sourcePolicy)
         dataWork = DataWorkKey(
             data: data, url: request.url, headers: request.headers, sources: sources,

@@ -143,7 +143,7 @@ public final class ImagePrefetcher: Sendable {
         let request = ImageRequest(url: url, thumbnail: thumbnail, processors: processors, priority: .veryLow)
         let keys = RequestKeys(request, configuration: pipeline.configuration)
         let outcome: Outcome
-        if isCached(request, keys: keys) {
+        if await isCached(request, keys: keys) {
             outcome = .skipped
         } else {
             do throws(MagpieError) {
@@ -179,10 +179,15 @@ public final class ImagePrefetcher: Sendable {
         if let progress, let onProgress { await onProgress(Update(url: url, outcome: outcome, progress: progress)) }
     }
 
-    private func isCached(_ request: ImageRequest, keys: RequestKeys) -> Bool {
+    private func isCached(_ request: ImageRequest, keys: RequestKeys) async -> Bool {
         if pipeline.cachedImage(for: request) != nil { return true }
-        guard destination == .diskCache, let dataCache = pipeline.dataCache else { return false }
-        if keys.keepsVariant, let variant = keys.variant, dataCache.containsVariant(for: keys.data, variant: variant) { return true }
-        return dataCache.containsEntry(for: keys.data)
+        guard destination == .diskCache else { return false }
+        let context = pipeline.context
+        if keys.keepsVariant, let variant = keys.variant, let variants = context.variants,
+            await variants.containsVariant(for: keys.data, variant: variant)
+        {
+            return true
+        }
+        return await context.originals?.containsEntry(for: keys.data) ?? false
     }
 }

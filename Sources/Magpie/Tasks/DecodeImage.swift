@@ -67,7 +67,7 @@ final class DecodeImage: Sendable {
             guard error != .cancelled else { throw error }
             context.blocklist.record(error, for: input.keys.data)
             // Bytes that do not decode would fail again on every later load: do not keep them.
-            if let dataCache = context.dataCache { await dataCache.removeEntry(for: input.keys.data) }
+            await context.originals?.removeEntry(for: input.keys.data)
             throw error
         }
         // The bytes travel with the image (no copy) for requests that asked for them; the

@@ -61,21 +61,20 @@ final class EncodeImage: Sendable {
     private func keep(_ encoded: EncodedImage, key: EncodeWorkKey, redirects: [URL]) {
         let maximumAge = context.configuration.encodedImageMaxAge
         context.encodedCache?.store(encoded, for: key.stored, maximumAge: maximumAge)
-        guard key.keepsEncoded, let dataCache = context.dataCache else { return }
+        guard key.keepsEncoded, let variants = context.variants else { return }
         // The entry's validators and caching are the original's, so a hit answers with the same
         // ETag; its freshness is the result's own.
         let metadata = HTTPMetadata(
             etag: encoded.sourceValidator, lastModified: encoded.sourceLastModified, contentType: encoded.format.mediaType,
             freshUntil: maximumAge.map { context.configuration.wallClock().addingTimeInterval($0.timeInterval) },
             cacheControl: encoded.sourceCacheControl, date: encoded.encodedAt, redirects: redirects)
-        dataCache.storeVariant(encoded.data, for: key.stored.data, variant: key.stored.variant, metadata: metadata)
+        variants.storeVariant(encoded.data, for: key.stored.data, variant: key.stored.variant, metadata: metadata)
         context.recorder.record(.variantStored)
     }
 
     private func storedEncoding(_ input: StageInput, key: EncodeWorkKey) async -> EncodedImage? {
-        guard key.keepsEncoded, RequestKeys.readsDisk(input.request), let dataCache = context.dataCache,
-            dataCache.containsVariant(for: key.stored.data, variant: key.stored.variant),
-            let entry = await dataCache.variantEntry(for: key.stored.data, variant: key.stored.variant),
+        guard key.keepsEncoded, RequestKeys.readsDisk(input.request), let variants = context.variants,
+            let entry = await variants.variantEntry(for: key.stored.data, variant: key.stored.variant),
             let validator = entry.metadata.etag
         else { return nil }
         // Made from bytes that came through a host these rules refuse.

@@ -41,8 +41,8 @@ final class FetchOriginalData: Sendable {
             return LoadedData(bytes: data.bytes, metadata: data.metadata, source: .disk)
         }
         var cached: CachedData?
-        if let dataCache = context.dataCache, !request.options.contains(.networkOnly) {
-            cached = await dataCache.entry(for: input.keys.data)
+        if let originals = context.originals, !request.options.contains(.networkOnly) {
+            cached = await originals.entry(for: input.keys.data)
         }
         // A refresh always asks the source: conditionally when the entry has a validator,
         // otherwise by loading again.
@@ -120,21 +120,19 @@ final class FetchOriginalData: Sendable {
             if let etag = fresh.etag { entry.metadata.etag = etag }
             if let lastModified = fresh.lastModified { entry.metadata.lastModified = lastModified }
             entry.metadata.redirects = fresh.redirects
-            context.dataCache?.store(entry)
+            context.originals?.store(entry)
             return LoadedData(bytes: entry.data, metadata: entry.metadata, source: .network)
         case .loaded(let data):
             let bytes = data.bytes
             context.recorder.record(.downloaded(bytes: bytes.count - data.resumedFrom))
             if data.resumedFrom > 0 { context.recorder.record(.resumed) }
-            if let dataCache = context.dataCache {
-                // New bytes make every variant made from the old ones stale. A network-only
-                // load did not read the entry it replaces, so it retires them too.
-                if cached != nil || request.options.contains(.networkOnly) { dataCache.removeVariants(of: dataKey) }
-                // Only bytes that look like an image are kept: an HTML error page served with
-                // status 200 must not be cached.
-                if input.keys.keepsOriginal, ImageFormat(sniffing: bytes) != .unknown {
-                    dataCache.store(CachedData(key: dataKey, data: bytes, metadata: data.metadata ?? HTTPMetadata()))
-                }
+            // New bytes make every variant made from the old ones stale. A network-only load
+            // did not read the entry it replaces, so it retires them too.
+            if cached != nil || request.options.contains(.networkOnly) { await context.variants?.removeVariants(of: dataKey) }
+            // Only bytes that look like an image are kept: an HTML error page served with status
+            // 200 must not be cached.
+            if let originals = context.originals, input.keys.keepsOriginal, ImageFormat(sniffing: bytes) != .unknown {
+                originals.store(CachedData(key: dataKey, data: bytes, metadata: data.metadata ?? HTTPMetadata()))
             }
             return LoadedData(bytes: bytes, metadata: data.metadata, source: .network)
         }

@@ -52,8 +52,8 @@ final class LoadImage: Sendable {
 
     private func storedVariant(_ input: StageInput) async -> ImageContainer? {
         guard input.keys.keepsVariant, RequestKeys.readsDisk(input.request), !input.request.options.contains(.returnsOriginalData),
-            let variant = input.keys.variant, let dataCache = context.dataCache,
-            let entry = await dataCache.variantEntry(for: input.keys.data, variant: variant)
+            let variant = input.keys.variant, let variants = context.variants,
+            let entry = await variants.variantEntry(for: input.keys.data, variant: variant)
         else { return nil }
         // Made from bytes that came through a host these rules refuse: the fetch says so.
         if (try? input.keys.sources.check(redirects: entry.metadata.redirects, of: input.request.url)) == nil { return nil }
@@ -65,16 +65,16 @@ final class LoadImage: Sendable {
         } catch {
             // A variant that does not decode is made again from the original; one whose decode
             // was cancelled (the pipeline shutting down) is kept.
-            if error != .cancelled { await dataCache.removeVariant(for: input.keys.data, variant: variant) }
+            if error != .cancelled { await variants.removeVariant(for: input.keys.data, variant: variant) }
             return nil
         }
     }
 
     private func storeVariant(_ image: DecodedImage, redirects: [URL], input: StageInput) async {
-        guard let variant = input.keys.variant, let dataCache = context.dataCache else { return }
+        guard let variant = input.keys.variant, let variants = context.variants else { return }
         do {
             let encoded = try await context.decodingPool.run { () throws(MagpieError) in try VariantEncoding.encode(image) }
-            dataCache.storeVariant(encoded, for: input.keys.data, variant: variant, metadata: HTTPMetadata(redirects: redirects))
+            variants.storeVariant(encoded, for: input.keys.data, variant: variant, metadata: HTTPMetadata(redirects: redirects))
             context.recorder.record(.variantStored)
         } catch {
             context.configuration.logger.warning(

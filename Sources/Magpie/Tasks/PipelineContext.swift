@@ -4,7 +4,10 @@ struct PipelineContext: Sendable {
     let configuration: ImagePipeline.Configuration
     let memoryCache: (any ImageCaching)?
     let encodedCache: EncodedImageCache?
-    let dataCache: (any DataCaching)?
+    /// Where originals are kept: the disk cache, or the shared store behind it.
+    let originals: (any OriginalStoring)?
+    /// Where variants are kept: the disk cache, or the shared store behind it.
+    let variants: (any VariantStoring)?
     let loader: DataLoader
     /// ``ImagePipeline/Configuration/sourceLoaders``, with `http`, `https` and `data`, and `file`
     /// when file URLs are allowed.

@@ -29,6 +29,7 @@ extension ProxyConfiguration {
     /// | `imgproxy.allowed.sources` | `IMGPROXY_ALLOWED_SOURCES` | `https://images.example.com/,local://,...` |
     /// | `imgproxy.local.filesystem.root` | `IMGPROXY_LOCAL_FILESYSTEM_ROOT` | a folder `local:///path` sources are read below |
     /// | `imgproxy.use.s3`, `imgproxy.s3.*`, `aws.*` | `IMGPROXY_USE_S3`, `IMGPROXY_S3_ENDPOINT`, `AWS_ACCESS_KEY_ID`, ... | `s3://` sources, read by an ``S3Loader`` |
+    /// | `magpie.store.s3.bucket`, `.s3.prefix`, `.keeps`, `.timeout` | `MAGPIE_STORE_S3_BUCKET`, `MAGPIE_STORE_S3_PREFIX`, `MAGPIE_STORE_KEEPS`, `MAGPIE_STORE_TIMEOUT` | results shared by replicas in a bucket (``Magpie/SharedStore``), on the `s3://` sources' endpoint |
     /// | `imgproxy.allow.loopback.source.addresses` | `IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES` | `true` lets sources be on this machine |
     /// | `imgproxy.allow.private.source.addresses` | `IMGPROXY_ALLOW_PRIVATE_SOURCE_ADDRESSES` | `true` lets sources be on private networks |
     /// | `imgproxy.allow.link.local.source.addresses` | `IMGPROXY_ALLOW_LINK_LOCAL_SOURCE_ADDRESSES` | `true` lets sources be link-local |

@@ -145,3 +145,56 @@ public final class SeaweedFS: Sendable {
         }
     }
 }
+
+extension SeaweedFS {
+    /// Runs `body` with a store holding `buckets` shared by every caller asking for the same
+    /// buckets meanwhile: started for the first, stopped when the last one leaves. Tests that
+    /// run at once then share one store instead of starting one each (a dozen at once starve
+    /// two cores); each keeps to keys of its own.
+    public static func sharing<T: Sendable>(buckets: [String], _ body: (SeaweedFS) async throws -> T) async throws -> T {
+        let store = try await SharedStores.instance.acquire(buckets)
+        do {
+            let result = try await body(store)
+            await SharedStores.instance.release(buckets)
+            return result
+        } catch {
+            await SharedStores.instance.release(buckets)
+            throw error
+        }
+    }
+}
+
+/// The stores ``SeaweedFS/sharing(buckets:_:)`` hands out, by their buckets.
+private actor SharedStores {
+    static let instance = SharedStores()
+
+    private var stores: [[String]: (start: Task<SeaweedFS, any Error>, users: Int)] = [:]
+
+    func acquire(_ buckets: [String]) async throws -> SeaweedFS {
+        let entry = stores[buckets] ?? (Task { try await SeaweedFS.start(buckets: buckets) }, 0)
+        stores[buckets] = (entry.start, entry.users + 1)
+        do {
+            return try await entry.start.value
+        } catch {
+            release(buckets, stopping: false)
+            throw error
+        }
+    }
+
+    func release(_ buckets: [String]) async {
+        guard let start = release(buckets, stopping: true) else { return }
+        await (try? start.value)?.stop()
+    }
+
+    /// Counts a user out; the store's start when it was the last one.
+    @discardableResult
+    private func release(_ buckets: [String], stopping: Bool) -> Task<SeaweedFS, any Error>? {
+        guard let entry = stores[buckets] else { return nil }
+        guard entry.users > 1 else {
+            stores[buckets] = nil
+            return entry.start
+        }
+        stores[buckets] = (entry.start, entry.users - 1)
+        return nil
+    }
+}

@@ -23,7 +23,7 @@ struct S3SourceTests {
 
     /// `s3://bucket/key` with the key percent-encoded where a URL needs it.
     static func url(bucket: String, key: String) throws -> URL {
-        S3Writer.url(bucket: bucket, key: key)
+        S3ObjectClient.url(bucket: bucket, key: key)
     }
 
     static func configure(_ configuration: inout ImagePipeline.Configuration, _ endpoint: S3Endpoint) {

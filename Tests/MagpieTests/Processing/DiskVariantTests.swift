@@ -29,7 +29,7 @@ struct DiskVariantTests {
             #expect(first.source == .network)
             #expect(fixture.pipeline.statistics.variantsStored == 1)
             await fixture.pipeline.dataCache?.flush()
-            #expect(fixture.pipeline.dataCache?.containsEntry(for: url.absoluteString) == false, "the variants policy keeps no original")
+            #expect(await fixture.pipeline.dataCache?.containsEntry(for: url.absoluteString) == false, "the variants policy keeps no original")
 
             try await Self.restarted(fixture) { pipeline in
                 let again = try await pipeline.image(for: request)
@@ -56,7 +56,7 @@ struct DiskVariantTests {
             await fixture.pipeline.dataCache?.flush()
             let stored = await fixture.pipeline.dataCache?.variantEntry(for: url.absoluteString, variant: try Self.variantName(request))
             #expect(stored.map { ImageFormat(sniffing: $0.data) } == .jpeg)
-            #expect(fixture.pipeline.dataCache?.containsEntry(for: url.absoluteString) == true, "both are kept")
+            #expect(await fixture.pipeline.dataCache?.containsEntry(for: url.absoluteString) == true, "both are kept")
             #expect(await fixture.pipeline.dataCache?.variantCount == 1)
         }
     }

@@ -3,10 +3,11 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 
-/// Writes objects to a store speaking the S3 protocol: in one `PUT`, or above a size in parts
-/// (a multipart upload), written once when asked (`If-None-Match: *`: a key already there is
-/// left as it is, so two replicas rendering the same variant cannot replace each other's).
-struct S3Writer: Sendable {
+/// Objects in a store speaking the S3 protocol, for the shared store: written in one `PUT`, or
+/// above a size in parts (a multipart upload), once when asked (`If-None-Match: *`: a key
+/// already there is left as it is, so two replicas rendering the same variant cannot replace
+/// each other's); read whole up to a size; listed by prefix; deleted.
+struct S3ObjectClient: Sendable {
     /// What a write did.
     enum Outcome: Sendable, Equatable {
         /// The object is stored; its `ETag`.
@@ -37,6 +38,33 @@ struct S3Writer: Sendable {
             return try outcome(of: answer, bucket: bucket, key: key)
         }
         return try await putInParts(bytes, bucket: bucket, key: key, headers: headers, once: once)
+    }
+
+    /// The object at `key`: its headers (the `x-amz-meta-*` metadata among them) and its bytes;
+    /// `nil` when there is none. An object larger than `limit` is refused.
+    func get(bucket: String, key: String, limit: Int) async throws(MagpieError) -> (headers: HTTPHeaders, body: [UInt8])? {
+        let answer = try await send("GET", bucket: bucket, key: key, bodyLimit: limit)
+        switch answer.status {
+        case 200: return (answer.headers, answer.body)
+        case 404: return nil
+        default: throw refusal(answer, bucket: bucket, key: key)
+        }
+    }
+
+    /// The keys under `prefix` in `bucket`, at most `limit` of them (ListObjectsV2, a page of
+    /// up to 1,000 at a time).
+    func keys(bucket: String, prefix: String, limit: Int) async throws(MagpieError) -> [String] {
+        var keys: [String] = []
+        var token: String?
+        repeat {
+            var query = [(name: "list-type", value: "2"), (name: "prefix", value: prefix)]
+            if let token { query.append((name: "continuation-token", value: token)) }
+            let answer = try await send("GET", bucket: bucket, key: "", query: query, bodyLimit: 4 * 1024 * 1024)
+            guard answer.status == 200 else { throw refusal(answer, bucket: bucket, key: prefix) }
+            keys += S3XML.elements("Key", in: answer.body)
+            token = S3XML.element("IsTruncated", in: answer.body) == "true" ? S3XML.element("NextContinuationToken", in: answer.body) : nil
+        } while token != nil && keys.count < limit
+        return Array(keys.prefix(limit))
     }
 
     /// Removes `key` from `bucket`; a key that is not there is no error.
@@ -109,10 +137,11 @@ struct S3Writer: Sendable {
         return answer.status == 404 ? .sourceNotFound(url) : .sourceRefused(url, status: answer.status, reason: reason)
     }
 
-    /// One signed request, its answer's body read up to 64 kB (an error, an upload id).
+    /// One signed request, its answer's body read up to `bodyLimit` (by default 64 kB: an
+    /// error, an upload id).
     private func send(
         _ method: String, bucket: String, key: String, query: [(name: String, value: String)] = [],
-        headers: [(name: String, value: String)] = [], body: [UInt8] = []
+        headers: [(name: String, value: String)] = [], body: [UInt8] = [], bodyLimit: Int = 64 * 1024
     ) async throws(MagpieError) -> Answer {
         let signed = endpoint.request(
             method, bucket: bucket, key: key, query: query, headers: headers, payloadHash: DiskEntryFormat.sha256Hex(body), at: Date())
@@ -125,12 +154,16 @@ struct S3Writer: Sendable {
         let url = Self.url(bucket: bucket, key: key)
         do {
             let response = try await client.execute(request, timeout: TimeAmount(timeout))
-            let collected = try await response.body.collect(upTo: 64 * 1024)
-            return Answer(status: Int(response.status.code), headers: response.headers, body: Array(collected.readableBytesView))
+            let status = Int(response.status.code)
+            // An error's body is small; only a success reads up to the limit.
+            let collected = try await response.body.collect(upTo: (200..<300).contains(status) ? bodyLimit : 64 * 1024)
+            return Answer(status: status, headers: response.headers, body: Array(collected.readableBytesView))
         } catch is CancellationError {
             throw .cancelled
         } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
             throw .timedOut(url)
+        } catch is NIOTooManyBytesError {
+            throw .responseTooLarge(limit: bodyLimit)
         } catch {
             if Task.isCancelled { throw .cancelled }
             throw .network(NetworkFailure(.other, "the store at \(endpoint.url.host ?? "its endpoint") failed: \(error)"))

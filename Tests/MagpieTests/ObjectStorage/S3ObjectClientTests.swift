@@ -9,9 +9,9 @@ import Testing
 /// Writing to the store: once only (`If-None-Match: *`), with metadata, and in parts above a
 /// size, against SeaweedFS on loopback.
 @Suite("S3 writes")
-struct S3WriterTests {
-    static func writer(_ store: SeaweedFS, credentials: AWSCredentials? = nil) -> S3Writer {
-        S3Writer(endpoint: store.s3Endpoint(credentials: credentials), client: HTTPClient.shared)
+struct S3ObjectClientTests {
+    static func writer(_ store: SeaweedFS, credentials: AWSCredentials? = nil) -> S3ObjectClient {
+        S3ObjectClient(endpoint: store.s3Endpoint(credentials: credentials), client: HTTPClient.shared)
     }
 
     @Test func aKeyIsWrittenOnceOnly() async throws {

@@ -1,0 +1,232 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+
+/// Originals and variants in a bucket (``SharedStore``): the far end of the pipeline's stores,
+/// read when memory and the disk miss. Never fails a load: a read that fails is a miss, a
+/// write that fails is logged, and after a failure the store is left alone for a while.
+final class S3DataStore: OriginalStoring, VariantStoring {
+    private let settings: SharedStore
+    private let objects: S3ObjectClient
+    private let prefix: String
+    private let recorder: PipelineRecorder
+    private let logger: Logger
+    private let now: @Sendable () -> Date
+    private let clock: @Sendable () -> ContinuousClock.Instant
+    private let state = NIOLockedValueBox(State())
+
+    private struct State {
+        /// Until when the store is left alone after failing.
+        var pausedUntil: ContinuousClock.Instant?
+        var pendingWrites = 0
+        var flushes: [CheckedContinuation<Void, Never>] = []
+    }
+
+    init(
+        settings: SharedStore, client: HTTPClient, recorder: PipelineRecorder, logger: Logger, now: @escaping @Sendable () -> Date,
+        clock: @escaping @Sendable () -> ContinuousClock.Instant
+    ) {
+        self.settings = settings
+        var objects = S3ObjectClient(endpoint: settings.endpoint, client: client)
+        objects.timeout = settings.timeout
+        self.objects = objects
+        prefix = settings.prefix.isEmpty || settings.prefix.hasSuffix("/") ? settings.prefix : settings.prefix + "/"
+        self.recorder = recorder
+        self.logger = logger
+        self.now = now
+        self.clock = clock
+    }
+
+    // MARK: - Originals
+
+    func entry(for key: String) async -> CachedData? {
+        // An original's freshness is the origin's to judge (the pipeline revalidates it).
+        await read(originalName(key), key: key, expires: false)
+    }
+
+    func store(_ entry: CachedData) {
+        // Replaced, not written once: a revalidated original comes back with new validators.
+        write(entry.data, name: originalName(entry.key), key: entry.key, metadata: entry.metadata, once: false)
+    }
+
+    func removeEntry(for key: String) async {
+        await delete(originalName(key))
+        await removeVariants(of: key)
+    }
+
+    // MARK: - Variants
+
+    func variantEntry(for key: String, variant: String) async -> CachedData? {
+        await read(variantName(key, variant: variant), key: Self.variantKey(key, variant: variant), expires: true)
+    }
+
+    func storeVariant(_ bytes: [UInt8], for key: String, variant: String, metadata: HTTPMetadata) {
+        write(bytes, name: variantName(key, variant: variant), key: Self.variantKey(key, variant: variant), metadata: metadata, once: true)
+    }
+
+    func removeVariant(for key: String, variant: String) async {
+        await delete(variantName(key, variant: variant))
+    }
+
+    func removeVariants(of key: String) async {
+        guard let names = await attempt({ () throws(MagpieError) in
+            try await objects.keys(bucket: settings.bucket, prefix: variantFolder(key), limit: 10_000)
+        }) else { return }
+        for name in names { await delete(name) }
+    }
+
+    func flush() async {
+        await withCheckedContinuation { continuation in
+            let done = state.withLockedValue { state in
+                if state.pendingWrites == 0 { return true }
+                state.flushes.append(continuation)
+                return false
+            }
+            if done { continuation.resume() }
+        }
+    }
+
+    // MARK: - Names
+
+    private func originalName(_ key: String) -> String {
+        prefix + "originals/" + DiskEntryFormat.sha256Hex(key)
+    }
+
+    private func variantFolder(_ key: String) -> String {
+        prefix + "variants/" + DiskEntryFormat.sha256Hex(key) + "/"
+    }
+
+    private func variantName(_ key: String, variant: String) -> String {
+        variantFolder(key) + DiskEntryFormat.sha256Hex(variant)
+    }
+
+    /// What a variant's metadata names, so a read can tell it from another's.
+    private static func variantKey(_ key: String, variant: String) -> String {
+        key + " " + variant
+    }
+
+    // MARK: - Reads and writes
+
+    private func read(_ name: String, key: String, expires: Bool) async -> CachedData? {
+        guard let object = await attempt({ () throws(MagpieError) in
+            try await objects.get(bucket: settings.bucket, key: name, limit: settings.largestObject)
+        }) else { return nil }
+        guard let object else {
+            recorder.record(.sharedStore(.miss))
+            return nil
+        }
+        guard let entry = StoredObjectMetadata.entry(key: key, headers: object.headers, body: object.body) else {
+            // A torn upload, bit rot, or a hand-made object: made again, and it must be
+            // removable for the new one to be written once.
+            recorder.record(.sharedStore(.damaged))
+            logger.warning("removing a damaged object from the shared store", metadata: ["object": "\(name)"])
+            await delete(name)
+            return nil
+        }
+        if expires, let freshUntil = entry.metadata.freshUntil, freshUntil <= now() {
+            recorder.record(.sharedStore(.expired))
+            await delete(name)
+            return nil
+        }
+        recorder.record(.sharedStore(.hit))
+        return entry
+    }
+
+    private func write(_ bytes: [UInt8], name: String, key: String, metadata: HTTPMetadata, once: Bool) {
+        guard !isPaused() else {
+            recorder.record(.sharedStore(.skipped))
+            return
+        }
+        guard let fields = StoredObjectMetadata.fields(key: key, bytes: bytes, metadata: metadata) else {
+            recorder.record(.sharedStore(.dropped))
+            logger.debug("not storing an object whose metadata exceeds the store's limit", metadata: ["object": "\(name)"])
+            return
+        }
+        let admitted = state.withLockedValue { state in
+            guard state.pendingWrites < settings.maximumPendingWrites else { return false }
+            state.pendingWrites += 1
+            return true
+        }
+        guard admitted else {
+            recorder.record(.sharedStore(.dropped))
+            return
+        }
+        let (objects, bucket) = (objects, settings.bucket)
+        Task {
+            defer { writeFinished() }
+            let outcome = await attempt { () throws(MagpieError) in
+                try await objects.put(bytes, bucket: bucket, key: name, contentType: metadata.contentType, metadata: fields, once: once)
+            }
+            switch outcome {
+            case .written?: recorder.record(.sharedStore(.written))
+            case .alreadyThere?: recorder.record(.sharedStore(.alreadyThere))
+            case nil: break
+            }
+        }
+    }
+
+    private func writeFinished() {
+        let waiting = state.withLockedValue { state -> [CheckedContinuation<Void, Never>] in
+            state.pendingWrites -= 1
+            guard state.pendingWrites == 0 else { return [] }
+            defer { state.flushes = [] }
+            return state.flushes
+        }
+        for continuation in waiting { continuation.resume() }
+    }
+
+    private func delete(_ name: String) async {
+        _ = await attempt { () throws(MagpieError) in try await objects.delete(bucket: settings.bucket, key: name) }
+    }
+
+    /// Runs one request to the store unless it is paused; a failure pauses it. `nil` when not
+    /// run or failed.
+    private func attempt<T: Sendable>(_ request: () async throws(MagpieError) -> T) async -> T? {
+        guard !isPaused() else {
+            recorder.record(.sharedStore(.skipped))
+            return nil
+        }
+        do {
+            let result = try await request()
+            resumeIfPaused()
+            return result
+        } catch .cancelled {
+            return nil
+        } catch .responseTooLarge {
+            // One object too large says nothing about the store.
+            recorder.record(.sharedStore(.miss))
+            return nil
+        } catch {
+            recorder.record(.sharedStore(.failed))
+            pause(after: error)
+            return nil
+        }
+    }
+
+    private func isPaused() -> Bool {
+        guard let until = state.withLockedValue({ $0.pausedUntil }) else { return false }
+        return clock() < until
+    }
+
+    private func pause(after error: MagpieError) {
+        let first = state.withLockedValue { state in
+            defer { state.pausedUntil = clock() + settings.pauseAfterFailure }
+            return state.pausedUntil == nil
+        }
+        // Logged when it starts failing, not once per request while it stays down.
+        if first {
+            logger.error(
+                "the shared store failed; loads go on without it, and it is tried again in \(settings.pauseAfterFailure)",
+                metadata: ["bucket": "\(settings.bucket)", "error": "\(error)"])
+        }
+    }
+
+    private func resumeIfPaused() {
+        let wasPaused = state.withLockedValue { state in
+            defer { state.pausedUntil = nil }
+            return state.pausedUntil != nil
+        }
+        if wasPaused { logger.notice("the shared store answers again", metadata: ["bucket": "\(settings.bucket)"]) }
+    }
+}
