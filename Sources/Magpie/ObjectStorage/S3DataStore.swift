@@ -20,6 +20,7 @@ final class S3DataStore: OriginalStoring, VariantStoring {
         /// Until when the store is left alone after failing.
         var pausedUntil: ContinuousClock.Instant?
         var pendingWrites = 0
+        var pendingBytes = 0
         var flushes: [CheckedContinuation<Void, Never>] = []
     }
 
@@ -144,8 +145,11 @@ final class S3DataStore: OriginalStoring, VariantStoring {
             return
         }
         let admitted = state.withLockedValue { state in
-            guard state.pendingWrites < settings.maximumPendingWrites else { return false }
+            guard state.pendingWrites < settings.maximumPendingWrites, state.pendingBytes + bytes.count <= settings.maximumPendingBytes else {
+                return false
+            }
             state.pendingWrites += 1
+            state.pendingBytes += bytes.count
             return true
         }
         guard admitted else {
@@ -154,7 +158,7 @@ final class S3DataStore: OriginalStoring, VariantStoring {
         }
         let (objects, bucket) = (objects, settings.bucket)
         Task {
-            defer { writeFinished() }
+            defer { writeFinished(bytes: bytes.count) }
             let outcome = await attempt { () throws(MagpieError) in
                 try await objects.put(bytes, bucket: bucket, key: name, contentType: metadata.contentType, metadata: fields, once: once)
             }
@@ -166,9 +170,10 @@ final class S3DataStore: OriginalStoring, VariantStoring {
         }
     }
 
-    private func writeFinished() {
+    private func writeFinished(bytes: Int) {
         let waiting = state.withLockedValue { state -> [CheckedContinuation<Void, Never>] in
             state.pendingWrites -= 1
+            state.pendingBytes -= bytes
             guard state.pendingWrites == 0 else { return [] }
             defer { state.flushes = [] }
             return state.flushes

@@ -41,9 +41,10 @@ public struct SharedStore: Sendable {
     public var pauseAfterFailure: Duration = .seconds(5)
     /// The largest object read; a larger one is a miss.
     public var largestObject = 64 * 1024 * 1024
-    /// Writes in flight at once; more are dropped (and counted), so a slow store cannot make
-    /// the process hold every result it made.
+    /// Writes in flight at once, and the bytes they may hold together; more are dropped (and
+    /// counted), so a slow store cannot make the process hold every result it made.
     public var maximumPendingWrites = 64
+    public var maximumPendingBytes = 64 * 1024 * 1024
 
     /// A store in `bucket` at `endpoint`, its objects' names starting with `prefix`.
     public init(endpoint: S3Endpoint, bucket: String, prefix: String = "", keeps: DiskCachePolicy = .variants) {

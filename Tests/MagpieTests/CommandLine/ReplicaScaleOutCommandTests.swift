@@ -121,12 +121,17 @@ struct ReplicaScaleOutCommandTests {
             let rendered = try await (0..<3).asyncMap { try await replicas[$0].metric("magpie_variants_stored_total", client: client) }
             #expect(rendered.allSatisfy { $0 > 0 }, "the hash spread the sources: \(rendered)")
 
-            // Second pass, in another order; the second replica is killed a third of the way.
+            // Second pass, in another order: its first third with every replica up renders
+            // nothing; then the second replica is killed while the rest is under way.
+            let again = paths.shuffled(using: &random)
+            let firstThird = await requestAll(Array(again.prefix(200)), at: { balancer.url($0) })
+            #expect(firstThird.allSatisfy { $0 == 200 })
+            #expect(try await sum("magpie_variants_stored_total", over: replicas) == 600, "the second pass renders nothing")
             let victim = replicas[1].process.processIdentifier
-            let second = await requestAll(paths.shuffled(using: &random), at: { balancer.url($0) }) { answered in
-                if answered == 200 { kill(victim, SIGKILL) }
+            let rest = await requestAll(Array(again.dropFirst(200)), at: { balancer.url($0) }) { answered in
+                if answered == 24 { kill(victim, SIGKILL) }
             }
-            let failed = second.filter { $0 != 200 }.count
+            let failed = rest.filter { $0 != 200 }.count
             #expect(!replicas[1].process.isRunning, "the second replica was killed")
             #expect(failed <= 8, "only what the killed replica held may fail: \(failed)")
             let survivors = [replicas[0], replicas[2]]

@@ -146,6 +146,25 @@ struct SharedStoreTests {
         }
     }
 
+    /// A slow store cannot make the process hold every result it made: writes past the
+    /// budget are dropped and counted, and a load never waits for them.
+    @Test func writesBeyondTheBudgetAreDropped() async throws {
+        try await Self.withStore { store, prefix in
+            let recorder = PipelineRecorder(metricsFactory: nil)
+            var settings = Self.shared(store.s3Endpoint(), prefix: prefix)
+            settings.maximumPendingBytes = 1000
+            let shared = S3DataStore(
+                settings: settings, client: HTTPClient.shared, recorder: recorder, logger: Logger(label: "test"), now: { Date() },
+                clock: { ContinuousClock.now })
+            shared.storeVariant([UInt8](repeating: 1, count: 1001), for: "https://a.example/big", variant: "w=1")
+            shared.storeVariant([UInt8](repeating: 2, count: 600), for: "https://a.example/small", variant: "w=1")
+            await shared.flush()
+            #expect(recorder.snapshot.sharedStore[.dropped] == 1 && recorder.snapshot.sharedStore[.written] == 1)
+            #expect(await shared.variantEntry(for: "https://a.example/big", variant: "w=1") == nil)
+            #expect(await shared.variantEntry(for: "https://a.example/small", variant: "w=1")?.data.count == 600)
+        }
+    }
+
     @Test func anExpiredVariantIsMadeAgain() async throws {
         try await Self.withStore { store, prefix in
             try await withTestFixture(configure: {
