@@ -11,7 +11,9 @@ conditional requests sent back with the answer's own validators (which must be 3
 from some of them (libvips' `vips` tool) asked with `preserve_hdr:1`, whose PNG answers must keep
 16 bits, and `..` paths, which must be refused; and `s3://` sources from SeaweedFS on loopback
 (issue 35: `IMGPROXY_USE_S3` and the AWS variables), in both grammars, with missing keys and a
-denied bucket, which must be 404s.
+denied bucket, which must be 404s. Every result is also written to a shared store
+(`MAGPIE_STORE_S3_BUCKET`, the same SeaweedFS): the store must neither fail nor hold a damaged
+object.
 
 usage: drop-in-user-run.py MAGPIE_BINARY PHOTO_DIR REQUESTS
 Prints statuses, anything not as the URL should get, p50/p99, and the proxy's peak RSS (VmHWM).
@@ -58,7 +60,7 @@ ports["admin.port"] = 20000 + origin_port % 30000
 ports["admin.port.grpc"] = ports["admin.port"] + 10000
 keys = {"AWS_ACCESS_KEY_ID": "user-run", "AWS_SECRET_ACCESS_KEY": "user-run-secret"}
 store = subprocess.Popen(["weed", "mini", f"-dir={store_dir}", "-ip=127.0.0.1", "-ip.bind=127.0.0.1", "-master.telemetry=false",
-                          "-admin.ui=false", "-s3.port.iceberg=0", "-s3.port.lance=0", "-bucket=photos,private"]
+                          "-admin.ui=false", "-s3.port.iceberg=0", "-s3.port.lance=0", "-bucket=photos,private,results"]
                          + [f"-{name}={port}" for name, port in ports.items()],
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=dict(os.environ, **keys))
 for attempt in range(300):
@@ -76,6 +78,7 @@ for name in names:
 environment = dict(os.environ, IMGPROXY_USE_LAST_MODIFIED="true", IMGPROXY_CACHE_CONTROL_PASSTHROUGH="true",
                    MAX_WIDTH="1200", MAX_HEIGHT="1200", AUTO_WEBP="True", IMGPROXY_LOCAL_FILESYSTEM_ROOT=root,
                    IMGPROXY_USE_S3="true", IMGPROXY_S3_ENDPOINT=f"127.0.0.1:{ports['s3.port']}", IMGPROXY_S3_DENIED_BUCKETS="private",
+                   MAGPIE_STORE_S3_BUCKET="results", MAGPIE_STORE_S3_PREFIX="user-run/",
                    **keys)
 proxy = subprocess.Popen([binary, "proxy", "--port", "0", "--allow-unsigned", "--allow-addresses", "loopback", "--cache-dir", cache,
                           "--log-level", "warning"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=environment)
@@ -190,6 +193,10 @@ try:
             times.append(took)
             problems += found
     peak = vm_hwm(proxy.pid)
+    metrics = urllib.request.urlopen(f"{base}/metrics", timeout=30).read().decode()
+    shared = {match.group(1): float(match.group(2)) for match in re.finditer(r'magpie_shared_store_total\{outcome="(\w+)"\} (\S+)', metrics)}
+    if shared.get("failed", 0) or shared.get("damaged", 0):
+        problems.append(f"the shared store failed or held damaged objects: {shared}")
 finally:
     proxy.send_signal(signal.SIGTERM)
     proxy.wait(timeout=30)
@@ -200,5 +207,6 @@ finally:
 times.sort()
 print(f"{count} requests in {time.time() - started:.0f} s; statuses {dict(sorted(statuses.items()))}")
 print(f"p50 {times[len(times) // 2] * 1000:.0f} ms, p99 {times[int(len(times) * 0.99)] * 1000:.0f} ms; proxy peak RSS {peak} MB")
+print("shared store: " + ", ".join(f"{name} {value:.0f}" for name, value in sorted(shared.items()) if value))
 print(f"{len(problems)} answers not as the URL should get" + "".join("\n  " + p for p in problems[:20]))
 sys.exit(1 if problems else 0)
