@@ -15,29 +15,29 @@ struct S3ObjectClientTests {
     }
 
     @Test func aKeyIsWrittenOnceOnly() async throws {
-        try await S3SourceTests.withStore { store in
+        try await S3SourceTests.withStore { store, prefix in
             let writer = Self.writer(store)
             let first = Array("first".utf8)
-            let outcome = try await writer.put(first, bucket: "photos", key: "results/a b+ሴ.webp", metadata: ["magpie-expires": "1790000000"], once: true)
+            let outcome = try await writer.put(first, bucket: "photos", key: prefix + "results/a b+ሴ.webp", metadata: ["magpie-expires": "1790000000"], once: true)
             guard case .written(let etag) = outcome else { Issue.record("not written: \(outcome)"); return }
             #expect(etag != nil)
-            #expect(try await writer.put(Array("second".utf8), bucket: "photos", key: "results/a b+ሴ.webp", once: true) == .alreadyThere)
-            #expect(try await store.get(bucket: "photos", key: "results/a b+ሴ.webp") == first, "the first write stands")
+            #expect(try await writer.put(Array("second".utf8), bucket: "photos", key: prefix + "results/a b+ሴ.webp", once: true) == .alreadyThere)
+            #expect(try await store.get(bucket: "photos", key: prefix + "results/a b+ሴ.webp") == first, "the first write stands")
             // Without `once`, a write replaces.
-            _ = try await writer.put(Array("third".utf8), bucket: "photos", key: "results/a b+ሴ.webp", once: false)
-            #expect(try await store.get(bucket: "photos", key: "results/a b+ሴ.webp") == Array("third".utf8))
-            try await writer.delete(bucket: "photos", key: "results/a b+ሴ.webp")
-            try await writer.delete(bucket: "photos", key: "results/a b+ሴ.webp")
-            #expect(try await store.get(bucket: "photos", key: "results/a b+ሴ.webp") == nil)
+            _ = try await writer.put(Array("third".utf8), bucket: "photos", key: prefix + "results/a b+ሴ.webp", once: false)
+            #expect(try await store.get(bucket: "photos", key: prefix + "results/a b+ሴ.webp") == Array("third".utf8))
+            try await writer.delete(bucket: "photos", key: prefix + "results/a b+ሴ.webp")
+            try await writer.delete(bucket: "photos", key: prefix + "results/a b+ሴ.webp")
+            #expect(try await store.get(bucket: "photos", key: prefix + "results/a b+ሴ.webp") == nil)
         }
     }
 
     @Test func metadataIsStoredWithTheObject() async throws {
-        try await S3SourceTests.withStore { store in
+        try await S3SourceTests.withStore { store, prefix in
             let writer = Self.writer(store)
             _ = try await writer.put(
-                Array("x".utf8), bucket: "photos", key: "m.png", contentType: "image/png", metadata: ["Magpie-Checksum": "abc"], once: true)
-            let signed = store.s3Endpoint().request("HEAD", bucket: "photos", key: "m.png", at: Date())
+                Array("x".utf8), bucket: "photos", key: prefix + "m.png", contentType: "image/png", metadata: ["Magpie-Checksum": "abc"], once: true)
+            let signed = store.s3Endpoint().request("HEAD", bucket: "photos", key: prefix + "m.png", at: Date())
             var request = HTTPClientRequest(url: signed.url.absoluteString)
             request.method = .HEAD
             for (name, value) in signed.headers { request.headers.add(name: name, value: value) }
@@ -49,30 +49,30 @@ struct S3ObjectClientTests {
     }
 
     @Test func aLargeObjectGoesUpInParts() async throws {
-        try await S3SourceTests.withStore { store in
+        try await S3SourceTests.withStore { store, prefix in
             var writer = Self.writer(store)
             writer.multipartThreshold = 5 * 1024 * 1024
             writer.partSize = 5 * 1024 * 1024
             var random = SeededRandom(seed: 7)
             let large = (0..<(12 * 1024 * 1024 + 1234)).map { _ in UInt8.random(in: 0...255, using: &random) }
-            let outcome = try await writer.put(large, bucket: "photos", key: "large.bin", metadata: ["magpie-expires": "1"], once: true)
+            let outcome = try await writer.put(large, bucket: "photos", key: prefix + "large.bin", metadata: ["magpie-expires": "1"], once: true)
             guard case .written = outcome else { Issue.record("not written: \(outcome)"); return }
-            #expect(try await store.get(bucket: "photos", key: "large.bin") == large)
-            #expect(try await writer.put(large, bucket: "photos", key: "large.bin", once: true) == .alreadyThere)
+            #expect(try await store.get(bucket: "photos", key: prefix + "large.bin") == large)
+            #expect(try await writer.put(large, bucket: "photos", key: prefix + "large.bin", once: true) == .alreadyThere)
         }
     }
 
     @Test func aWrongSecretIsRefused() async throws {
-        try await S3SourceTests.withStore { store in
+        try await S3SourceTests.withStore { store, prefix in
             let writer = Self.writer(store, credentials: AWSCredentials(accessKeyID: store.credentials.accessKeyID, secretAccessKey: "wrong"))
             do {
-                _ = try await writer.put(Array("x".utf8), bucket: "photos", key: "x", once: true)
+                _ = try await writer.put(Array("x".utf8), bucket: "photos", key: prefix + "x", once: true)
                 Issue.record("a write signed with the wrong secret was stored")
             } catch MagpieError.sourceRefused(_, let status, let reason) {
                 #expect(status == 403)
                 #expect(reason.hasPrefix("SignatureDoesNotMatch"), "\(reason)")
             }
-            #expect(try await store.get(bucket: "photos", key: "x") == nil)
+            #expect(try await store.get(bucket: "photos", key: prefix + "x") == nil)
         }
     }
 }

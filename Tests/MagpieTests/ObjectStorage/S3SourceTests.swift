@@ -10,15 +10,11 @@ struct S3SourceTests {
     static let photo: [UInt8] = (try? TestImages.texture(width: 1200, height: 900, format: .jpeg)) ?? []
     static let other: [UInt8] = (try? TestImages.texture(width: 300, height: 200, format: .jpeg, seed: 3)) ?? []
 
-    static func withStore(_ body: (SeaweedFS) async throws -> Void) async throws {
-        let store = try await SeaweedFS.start(buckets: ["photos", "private"])
-        do {
-            try await body(store)
-        } catch {
-            await store.stop()
-            throw error
-        }
-        await store.stop()
+    /// The store every S3 suite shares (one for the tests running at once: a store per test
+    /// starved two cores), with the buckets they use and a key prefix of this test's own.
+    static func withStore(_ body: (SeaweedFS, String) async throws -> Void) async throws {
+        let prefix = "t-\(UUID().uuidString.prefix(8).lowercased())/"
+        try await SeaweedFS.sharing(buckets: ["photos", "private", "results"]) { store in try await body(store, prefix) }
     }
 
     /// `s3://bucket/key` with the key percent-encoded where a URL needs it.
@@ -31,7 +27,7 @@ struct S3SourceTests {
     }
 
     @Test func aKeyWithAnyCharactersLoadsAndIsKeptOnDisk() async throws {
-        try await Self.withStore { store in
+        try await Self.withStore { store, prefix in
             let key = "albums/2026/a b+ሴ=&(1)'~.jpg"
             try await store.put(Self.photo, bucket: "photos", key: key)
             try await withTestFixture(configure: { Self.configure(&$0, store.s3Endpoint()) }) { fixture in
@@ -49,10 +45,10 @@ struct S3SourceTests {
     }
 
     @Test func cachedBytesAreRevalidatedWithTheETag() async throws {
-        try await Self.withStore { store in
-            try await store.put(Self.photo, bucket: "photos", key: "a.jpg")
+        try await Self.withStore { store, prefix in
+            try await store.put(Self.photo, bucket: "photos", key: prefix + "a.jpg")
             try await withTestFixture(configure: { Self.configure(&$0, store.s3Endpoint()) }) { fixture in
-                let url = try Self.url(bucket: "photos", key: "a.jpg")
+                let url = try Self.url(bucket: "photos", key: prefix + "a.jpg")
                 _ = try await fixture.pipeline.image(for: url)
                 let refresh = ImageRequest(url: url, options: .refreshCached)
                 let same = try await fixture.pipeline.image(for: refresh).image
@@ -61,7 +57,7 @@ struct S3SourceTests {
                 #expect(fixture.pipeline.statistics.downloads == 2)
                 #expect(fixture.pipeline.statistics.bytesDownloaded == Self.photo.count, "no body came with the 304")
 
-                try await store.put(Self.other, bucket: "photos", key: "a.jpg")
+                try await store.put(Self.other, bucket: "photos", key: prefix + "a.jpg")
                 let changed = try await fixture.pipeline.image(for: refresh).image
                 #expect((changed.width, changed.height) == (300, 200))
                 #expect(fixture.pipeline.statistics.revalidated == 1)
@@ -70,11 +66,11 @@ struct S3SourceTests {
     }
 
     @Test func aWrongSecretIsRefusedWithTheStoresReason() async throws {
-        try await Self.withStore { store in
-            try await store.put(Self.photo, bucket: "photos", key: "a.jpg")
+        try await Self.withStore { store, prefix in
+            try await store.put(Self.photo, bucket: "photos", key: prefix + "a.jpg")
             let wrong = AWSCredentials(accessKeyID: store.credentials.accessKeyID, secretAccessKey: "not-the-secret")
             try await withTestFixture(configure: { Self.configure(&$0, store.s3Endpoint(credentials: wrong)) }) { fixture in
-                let url = try Self.url(bucket: "photos", key: "a.jpg")
+                let url = try Self.url(bucket: "photos", key: prefix + "a.jpg")
                 do {
                     _ = try await fixture.pipeline.image(for: url)
                     Issue.record("a request signed with the wrong secret loaded")
@@ -88,9 +84,9 @@ struct S3SourceTests {
     }
 
     @Test func aMissingKeyOrBucketIsNotFound() async throws {
-        try await Self.withStore { store in
+        try await Self.withStore { store, prefix in
             try await withTestFixture(configure: { Self.configure(&$0, store.s3Endpoint()) }) { fixture in
-                for url in [try Self.url(bucket: "photos", key: "missing.jpg"), try Self.url(bucket: "no-such-bucket", key: "a.jpg")] {
+                for url in [try Self.url(bucket: "photos", key: prefix + "missing.jpg"), try Self.url(bucket: "no-such-bucket", key: prefix + "a.jpg")] {
                     await #expect(throws: MagpieError.sourceNotFound(url)) { try await fixture.pipeline.image(for: url) }
                 }
             }
@@ -100,9 +96,9 @@ struct S3SourceTests {
     /// The policy names the buckets that may be read; another bucket is refused before the
     /// store is asked, though the object is there and the keys could read it.
     @Test func aBucketThePolicyDoesNotAllowIsRefused() async throws {
-        try await Self.withStore { store in
-            try await store.put(Self.photo, bucket: "private", key: "a.jpg")
-            let url = try Self.url(bucket: "private", key: "a.jpg")
+        try await Self.withStore { store, prefix in
+            try await store.put(Self.photo, bucket: "private", key: prefix + "a.jpg")
+            let url = try Self.url(bucket: "private", key: prefix + "a.jpg")
             try await withTestFixture(configure: { Self.configure(&$0, store.s3Endpoint()) }) { fixture in
                 _ = try await fixture.pipeline.image(for: url)
             }
@@ -139,13 +135,13 @@ struct S3SourceTests {
 
     /// A body the network cuts short is resumed from the store with a range.
     @Test func aBodyCutShortIsResumed() async throws {
-        try await Self.withStore { store in
-            try await store.put(Self.photo, bucket: "photos", key: "big.jpg")
+        try await Self.withStore { store, prefix in
+            try await store.put(Self.photo, bucket: "photos", key: prefix + "big.jpg")
             let cut = 200_000
             try #require(Self.photo.count > cut + 50_000)
             try await Self.withRelay(to: store, cuttingAfter: cut, mode: "close") { endpoint in
                 try await withTestFixture(configure: { Self.configure(&$0, endpoint) }) { fixture in
-                    let url = try Self.url(bucket: "photos", key: "big.jpg")
+                    let url = try Self.url(bucket: "photos", key: prefix + "big.jpg")
                     await #expect(throws: MagpieError.self) { try await fixture.pipeline.image(for: url) }
                     let image = try await fixture.pipeline.image(for: url)
                     #expect((image.width, image.height) == (1200, 900))
@@ -164,12 +160,12 @@ struct S3SourceTests {
     /// A load cancelled mid-transfer (the answer stalls after `cut` bytes) stops it and keeps
     /// what arrived: the next load asks the store for the rest.
     @Test func aCancelledLoadStopsTheTransferAndTheNextResumes() async throws {
-        try await Self.withStore { store in
-            try await store.put(Self.photo, bucket: "photos", key: "big.jpg")
+        try await Self.withStore { store, prefix in
+            try await store.put(Self.photo, bucket: "photos", key: prefix + "big.jpg")
             let cut = 150_000
             try await Self.withRelay(to: store, cuttingAfter: cut, mode: "stall") { endpoint in
                 try await withTestFixture(configure: { Self.configure(&$0, endpoint) }) { fixture in
-                    let url = try Self.url(bucket: "photos", key: "big.jpg")
+                    let url = try Self.url(bucket: "photos", key: prefix + "big.jpg")
                     let task = fixture.pipeline.imageTask(with: ImageRequest(url: url))
                     for await event in task.events {
                         if case .progress(let received, _) = event, received >= cut - 2_000 { break }

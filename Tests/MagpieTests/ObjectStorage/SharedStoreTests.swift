@@ -25,11 +25,9 @@ struct SharedStoreTests {
         return settings
     }
 
-    /// One store for the suite's tests running at once (a store per test made two cores
-    /// starve), each test under a prefix of its own.
+    /// The S3 suites' shared store, each test under a prefix of its own.
     static func withStore(_ body: (SeaweedFS, String) async throws -> Void) async throws {
-        let name = "t-\(UUID().uuidString.prefix(8))/"
-        try await SeaweedFS.sharing(buckets: ["results"]) { store in try await body(store, name) }
+        try await S3SourceTests.withStore(body)
     }
 
     /// A second replica: the first one's configuration (the same bucket, clock and origin), its

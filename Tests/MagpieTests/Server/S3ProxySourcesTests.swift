@@ -28,39 +28,39 @@ struct S3ProxySourcesTests {
     }
 
     @Test func bothGrammarsReadS3Sources() async throws {
-        try await S3SourceTests.withStore { store in
-            try await store.put(Self.photo, bucket: "photos", key: "cats/a cat.jpg")
-            try await store.put(Self.photo, bucket: "private", key: "cat.jpg")
+        try await S3SourceTests.withStore { store, prefix in
+            try await store.put(Self.photo, bucket: "photos", key: prefix + "cats/a cat.jpg")
+            try await store.put(Self.photo, bucket: "private", key: prefix + "cat.jpg")
             try await withProxyFixture(configure: { configuration in
                 try configuration.read(Self.settings(store, ["IMGPROXY_S3_DENIED_BUCKETS": "private"]))
                 configuration.allowsUnsignedURLs = true
                 // The store is the operator's: reached even where sources may not be private.
                 configuration.pipeline.addressPolicy = .publicOnly
             }) { fixture in
-                let source = try S3SourceTests.url(bucket: "photos", key: "cats/a cat.jpg")
+                let source = try S3SourceTests.url(bucket: "photos", key: prefix + "cats/a cat.jpg")
                 let imgproxy = try await fixture.get(fixture.proxy.path(for: source, options: "rs:fit:64:64/f:png"))
                 #expect(imgproxy.status == 200, "\(imgproxy.text)")
                 #expect(try Self.size(of: imgproxy.body) == (64, 48))
 
-                let thumbor = try await fixture.get("/unsafe/32x0/s3://photos/cats/a%20cat.jpg")
+                let thumbor = try await fixture.get("/unsafe/32x0/s3://photos/\(prefix)cats/a%20cat.jpg")
                 #expect(thumbor.status == 200, "\(thumbor.text)")
                 #expect(try Self.size(of: thumbor.body) == (32, 24))
 
-                let denied = try await fixture.get(fixture.proxy.path(for: try S3SourceTests.url(bucket: "private", key: "cat.jpg"), options: "rs:fit:64:64"))
+                let denied = try await fixture.get(fixture.proxy.path(for: try S3SourceTests.url(bucket: "private", key: prefix + "cat.jpg"), options: "rs:fit:64:64"))
                 #expect(denied.status == 404, "a denied bucket is not found, as imgproxy answers")
-                let missing = try await fixture.get(fixture.proxy.path(for: try S3SourceTests.url(bucket: "photos", key: "none.jpg"), options: "rs:fit:64:64"))
+                let missing = try await fixture.get(fixture.proxy.path(for: try S3SourceTests.url(bucket: "photos", key: prefix + "none.jpg"), options: "rs:fit:64:64"))
                 #expect(missing.status == 404)
             }
         }
     }
 
     @Test func aStoreThatRefusesIsABadGatewayWithItsReason() async throws {
-        try await S3SourceTests.withStore { store in
-            try await store.put(Self.photo, bucket: "photos", key: "a.jpg")
+        try await S3SourceTests.withStore { store, prefix in
+            try await store.put(Self.photo, bucket: "photos", key: prefix + "a.jpg")
             try await withProxyFixture(configure: { configuration in
                 try configuration.read(Self.settings(store, ["AWS_SECRET_ACCESS_KEY": "wrong"]))
             }) { fixture in
-                let refused = try await fixture.get(fixture.proxy.path(for: try S3SourceTests.url(bucket: "photos", key: "a.jpg"), options: "rs:fit:64:64"))
+                let refused = try await fixture.get(fixture.proxy.path(for: try S3SourceTests.url(bucket: "photos", key: prefix + "a.jpg"), options: "rs:fit:64:64"))
                 #expect(refused.status == 502)
                 let logged = fixture.log.messages(atLeast: .debug).map { "\($0.message) \($0.metadata)" }
                 #expect(logged.contains { $0.contains("SignatureDoesNotMatch") }, "the store's reason is logged: \(logged)")

@@ -14,7 +14,7 @@ import Testing
 @Suite("Shared results in the proxy")
 struct SharedResultsProxyTests {
     @Test func aRotatedKeyFindsTheSameResultWithTheSameETag() async throws {
-        try await SeaweedFS.sharing(buckets: ["results"]) { store in
+        try await S3SourceTests.withStore { store, _ in
             let origin = try await ImageServer.start()
             origin.serve("/a.jpg", .image(try TestImages.texture(width: 640, height: 480, format: .jpeg)))
             let prefix = "proxy-\(UUID().uuidString.prefix(8))/"
