@@ -12,6 +12,12 @@ struct SchedulingTests {
         try await withTestFixture(configure: {
             $0.maximumConcurrentDownloads = 2
             $0.downloadOrder = order
+            // The blockers' responses wait, by design, until the twenty queued downloads are
+            // done, which on two cores with the whole suite starting at once took over a
+            // minute: the pipeline's idle and total timeouts would end them first, and the
+            // order is what is tested here, not those limits (tested in their own suites).
+            $0.idleTimeout = .seconds(600)
+            $0.totalTimeout = .seconds(600)
         }) { fixture in
             let bytes = try TestImages.texture(width: 16, height: 16, format: .png)
             let gates = [Gate(), Gate()]
