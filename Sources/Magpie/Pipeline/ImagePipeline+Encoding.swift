@@ -55,7 +55,7 @@ extension ImagePipeline {
     /// Whether work for exactly this request and encoding is running now, so a new request for
     /// it would join instead of starting its own.
     package func isEncoding(_ request: ImageRequest, encoding: EncodingRequest) -> Bool {
-        encodeStage.isRunning(RequestKeys(request, configuration: configuration).encodeWork(encoding))
+        encodeStage.stage.isRunning(RequestKeys(request, configuration: configuration).encodeWork(encoding))
     }
 }
 

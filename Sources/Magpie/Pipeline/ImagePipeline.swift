@@ -209,8 +209,8 @@ public final class ImagePipeline: Sendable {
 
     /// Shared fetch and decode tasks still running; zero when the pipeline is idle.
     public var inFlightTaskCount: Int {
-        fetchStage.inFlightCount + decodeStage.inFlightCount + processStage.inFlightCount + loadStage.inFlightCount
-            + encodeStage.inFlightCount
+        fetchStage.stage.inFlightCount + decodeStage.stage.inFlightCount + processStage.stage.inFlightCount
+            + loadStage.stage.inFlightCount + encodeStage.stage.inFlightCount
     }
 
     /// Downloads running now and downloads waiting for a slot.

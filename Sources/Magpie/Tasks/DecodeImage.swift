@@ -18,20 +18,18 @@ struct LoadedImage: Sendable {
 final class DecodeImage: Sendable {
     private let context: PipelineContext
     private let fetch: FetchOriginalData
-    private let pool: TaskPool<DecodeWorkKey, LoadedImage>
+    let stage: Stage<DecodeWorkKey, LoadedImage>
 
     init(context: PipelineContext, fetch: FetchOriginalData) {
         self.context = context
         self.fetch = fetch
-        pool = TaskPool(tracker: context.workTracker)
+        stage = Stage(.decode, context: context)
     }
 
-    var inFlightCount: Int { pool.count }
-
     func task(for input: StageInput) -> SharedTask<LoadedImage> {
-        context.task(in: pool, for: input.keys.decodeWork) { [self] shared throws(MagpieError) in
+        stage.task(for: input.keys.decodeWork) { [self] shared throws(MagpieError) in
             try await decode(input, shared: shared)
-        }
+        }.task
     }
 
     private func decode(_ input: StageInput, shared: SharedTask<LoadedImage>) async throws(MagpieError) -> LoadedImage {

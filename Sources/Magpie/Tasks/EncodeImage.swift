@@ -8,25 +8,19 @@ import Foundation
 final class EncodeImage: Sendable {
     private let context: PipelineContext
     private let process: ProcessImage
-    private let pool: TaskPool<EncodeWorkKey, EncodedImage>
+    let stage: Stage<EncodeWorkKey, EncodedImage>
 
     init(context: PipelineContext, process: ProcessImage) {
         self.context = context
         self.process = process
-        pool = TaskPool(tracker: context.workTracker)
+        stage = Stage(.encode, context: context)
     }
-
-    var inFlightCount: Int { pool.count }
-
-    func isRunning(_ key: EncodeWorkKey) -> Bool { pool.contains(key) }
 
     /// The shared work for `key`, and whether it was already running.
     func task(for input: StageInput, key: EncodeWorkKey) -> (task: SharedTask<EncodedImage>, joined: Bool) {
-        let (task, joined) = pool.task(for: key) { [self] shared throws(MagpieError) in
+        stage.task(for: key) { [self] shared throws(MagpieError) in
             try await encode(input, key: key, shared: shared)
         }
-        if joined { context.recorder.record(.joinedWork) }
-        return (task, joined)
     }
 
     private func encode(_ input: StageInput, key: EncodeWorkKey, shared: SharedTask<EncodedImage>) async throws(MagpieError) -> EncodedImage {

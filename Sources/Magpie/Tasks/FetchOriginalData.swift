@@ -14,19 +14,17 @@ struct LoadedData: Sendable {
 /// Shared by every request for the same bytes, whatever they do with them afterwards.
 final class FetchOriginalData: Sendable {
     private let context: PipelineContext
-    private let pool: TaskPool<DataWorkKey, LoadedData>
+    let stage: Stage<DataWorkKey, LoadedData>
 
     init(context: PipelineContext) {
         self.context = context
-        pool = TaskPool(tracker: context.workTracker)
+        stage = Stage(.fetch, context: context)
     }
 
-    var inFlightCount: Int { pool.count }
-
     func task(for input: StageInput) -> SharedTask<LoadedData> {
-        context.task(in: pool, for: input.keys.dataWork) { [self] shared throws(MagpieError) in
+        stage.task(for: input.keys.dataWork) { [self] shared throws(MagpieError) in
             try await fetch(input, shared: shared)
-        }
+        }.task
     }
 
     private func fetch(_ input: StageInput, shared: SharedTask<LoadedData>) async throws(MagpieError) -> LoadedData {

@@ -7,20 +7,18 @@ import Logging
 final class LoadImage: Sendable {
     private let context: PipelineContext
     private let process: ProcessImage
-    private let pool: TaskPool<ImageWorkKey, LoadedImage>
+    let stage: Stage<ImageWorkKey, LoadedImage>
 
     init(context: PipelineContext, process: ProcessImage) {
         self.context = context
         self.process = process
-        pool = TaskPool(tracker: context.workTracker)
+        stage = Stage(.load, context: context)
     }
 
-    var inFlightCount: Int { pool.count }
-
     func task(for input: StageInput) -> SharedTask<LoadedImage> {
-        context.task(in: pool, for: input.keys.imageWork) { [self] shared throws(MagpieError) in
+        stage.task(for: input.keys.imageWork) { [self] shared throws(MagpieError) in
             try await load(input, shared: shared)
-        }
+        }.task
     }
 
     private func load(_ input: StageInput, shared: SharedTask<LoadedImage>) async throws(MagpieError) -> LoadedImage {

@@ -20,15 +20,6 @@ struct PipelineContext: Sendable {
     let recorder: PipelineRecorder
     let workTracker: WorkTracker?
 
-    /// The shared task for `key` from `pool`, counting a join.
-    func task<Key, Value>(
-        in pool: TaskPool<Key, Value>, for key: Key, work: @escaping SharedTask<Value>.Work
-    ) -> SharedTask<Value> {
-        let (task, joined) = pool.task(for: key, work: work)
-        if joined { recorder.record(.joinedWork) }
-        return task
-    }
-
     /// Decodes on the decoding threads and counts the decode: the one way both the decode
     /// stage (originals) and the load stage (variants on disk) decode. The wait for the memory
     /// budget goes to `timings` as queue time.

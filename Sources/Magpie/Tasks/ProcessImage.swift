@@ -5,22 +5,20 @@
 final class ProcessImage: Sendable {
     private let context: PipelineContext
     private let decode: DecodeImage
-    private let pool: TaskPool<ProcessWorkKey, LoadedImage>
+    let stage: Stage<ProcessWorkKey, LoadedImage>
 
     init(context: PipelineContext, decode: DecodeImage) {
         self.context = context
         self.decode = decode
-        pool = TaskPool(tracker: context.workTracker)
+        stage = Stage(.process, context: context)
     }
-
-    var inFlightCount: Int { pool.count }
 
     /// The work that applies the request's first `count` processors (the decode when 0).
     func task(for input: StageInput, upTo count: Int) -> SharedTask<LoadedImage> {
         guard count > 0 else { return decode.task(for: input) }
-        return context.task(in: pool, for: input.keys.processWork(upTo: count)) { [self] shared throws(MagpieError) in
+        return stage.task(for: input.keys.processWork(upTo: count)) { [self] shared throws(MagpieError) in
             try await process(input, step: count - 1, shared: shared)
-        }
+        }.task
     }
 
     private func process(_ input: StageInput, step: Int, shared: SharedTask<LoadedImage>) async throws(MagpieError) -> LoadedImage {

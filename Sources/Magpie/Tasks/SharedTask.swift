@@ -1,3 +1,4 @@
+import Instrumentation
 import NIOConcurrencyHelpers
 
 /// One piece of work that any number of subscribers wait for.
@@ -43,6 +44,14 @@ final class SharedTask<Value: Sendable>: Sendable {
 
     private let state: NIOLockedValueBox<State>
     private let onEnd: @Sendable (SharedTask<Value>) -> Void
+    private let workContext = NIOLockedValueBox<InstrumentationContext?>(nil)
+
+    /// The trace context the work runs in (its stage's span), for requests that join it to
+    /// link to; `nil` until the work has started.
+    var traceContext: InstrumentationContext? {
+        get { workContext.withLockedValue { $0 } }
+        set { workContext.withLockedValue { $0 = newValue } }
+    }
 
     /// `onEnd` runs once when the work finishes or is abandoned; pools use it to forget the task.
     init(work: @escaping Work, onEnd: @escaping @Sendable (SharedTask<Value>) -> Void) {

@@ -1,0 +1,79 @@
+import Foundation
+import InMemoryTracing
+@testable import Magpie
+import MagpieOrigin
+import MagpieTesting
+import Testing
+import Tracing
+
+/// The stages' spans as a library user's tracer sees them (bound to the task with
+/// `withTracer`, as a process bootstraps one): one trace per load, the stages nested in the
+/// order they wait for each other, a joined request linked to the work it joined, a failure
+/// recorded where it happened.
+@Suite("Stage spans")
+struct StageSpanTests {
+    static func span(_ name: String, in spans: [FinishedInMemorySpan]) throws -> FinishedInMemorySpan {
+        try #require(spans.first { $0.operationName == name && $0.attributes["magpie.joined"] == nil }, "no \(name) span")
+    }
+
+    @Test func aLoadsStagesNestInOneTrace() async throws {
+        let tracer = InMemoryTracer()
+        try await withTestFixture { fixture in
+            fixture.server.serve("/a.jpg", .image(try TestImages.texture(width: 320, height: 240, format: .jpeg)))
+            let request = ImageRequest(url: fixture.server.url("/a.jpg"), processors: [.resize(width: 64, height: 64)])
+            try await withTracer(tracer) {
+                _ = try await fixture.pipeline.image(for: request)
+            }
+        }
+        let spans = tracer.finishedSpans
+        #expect(spans.map(\.operationName).sorted() == ["magpie.decode", "magpie.fetch", "magpie.load", "magpie.process"])
+        #expect(Set(spans.map(\.traceID)).count == 1, "one trace")
+        let (load, process, decode, fetch) = (
+            try Self.span("magpie.load", in: spans), try Self.span("magpie.process", in: spans), try Self.span("magpie.decode", in: spans),
+            try Self.span("magpie.fetch", in: spans)
+        )
+        #expect(load.spanContext.parentSpanID == nil)
+        #expect(process.spanContext.parentSpanID == load.spanContext.spanID)
+        #expect(decode.spanContext.parentSpanID == process.spanContext.spanID)
+        #expect(fetch.spanContext.parentSpanID == decode.spanContext.spanID)
+    }
+
+    @Test func aRequestJoiningAnEncodeLinksToItsWork() async throws {
+        let tracer = InMemoryTracer()
+        try await withTestFixture { fixture in
+            let gate = Gate()
+            fixture.server.serve("/b.jpg", .image(try TestImages.texture(width: 320, height: 240, format: .jpeg), gate: gate))
+            let request = ImageRequest(url: fixture.server.url("/b.jpg"), thumbnail: .init(width: 64, height: 64, fit: .fill))
+            let encoding = EncodingRequest(format: .fixed(.webp), quality: 70)
+            let pipeline = fixture.pipeline
+            try await withTracer(tracer) {
+                async let first = pipeline.encodedImage(for: request, encoding: encoding)
+                try await waitUntil { fixture.server.totalRequests == 1 }
+                async let second = pipeline.encodedImage(for: request, encoding: encoding)
+                try await waitUntil { pipeline.statistics.coalesced >= 1 }
+                gate.open()
+                let (one, two) = try await (first, second)
+                #expect(one.data == two.data)
+            }
+        }
+        let spans = tracer.finishedSpans
+        let work = try Self.span("magpie.encode", in: spans)
+        let joined = try #require(spans.first { $0.operationName == "magpie.encode" && $0.attributes["magpie.joined"] != nil })
+        #expect(joined.traceID != work.traceID, "the joining request has its own trace")
+        #expect(joined.links.compactMap { $0.context.inMemorySpanContext?.spanID } == [work.spanContext.spanID], "linked to the work's span")
+        #expect(spans.filter { $0.operationName == "magpie.fetch" }.count == 1, "the work ran once")
+    }
+
+    @Test func aFailureIsRecordedOnTheStageThatFailed() async throws {
+        let tracer = InMemoryTracer()
+        try await withTestFixture { fixture in
+            fixture.server.serve("/missing.jpg", .status(404))
+            await withTracer(tracer) {
+                _ = try? await fixture.pipeline.image(for: fixture.server.url("/missing.jpg"))
+            }
+        }
+        let fetch = try Self.span("magpie.fetch", in: tracer.finishedSpans)
+        #expect(fetch.errors.count == 1)
+        #expect(fetch.status?.code == .error)
+    }
+}
