@@ -1,4 +1,5 @@
 import Foundation
+import Tracing
 
 /// An image and where the bytes it was made from came from.
 struct LoadedImage: Sendable {
@@ -11,6 +12,14 @@ struct LoadedImage: Sendable {
     var timings = StageTimings()
 
     var redirects: [URL] { metadata?.redirects ?? [] }
+
+    /// What a stage's span says of an image it made.
+    @Sendable static func spanAttributes(_ loaded: LoadedImage) -> SpanAttributes {
+        [
+            "magpie.image.width": .int64(Int64(loaded.container.image.width)), "magpie.image.height": .int64(Int64(loaded.container.image.height)),
+            "magpie.image.format": .string(loaded.container.format.rawValue), "magpie.answered.from": .string(loaded.source.rawValue),
+        ]
+    }
 }
 
 /// The second stage: decodes the original bytes (downsampling at load time for thumbnails)
@@ -27,7 +36,7 @@ final class DecodeImage: Sendable {
     }
 
     func task(for input: StageInput) -> SharedTask<LoadedImage> {
-        stage.task(for: input.keys.decodeWork) { [self] shared throws(MagpieError) in
+        stage.task(for: input.keys.decodeWork, describing: .init(result: LoadedImage.spanAttributes)) { [self] shared throws(MagpieError) in
             try await decode(input, shared: shared)
         }.task
     }

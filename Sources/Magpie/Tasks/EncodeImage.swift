@@ -1,4 +1,5 @@
 import Foundation
+import Tracing
 
 /// The stage after the processors for requests that want bytes: answers from the encoded
 /// memory cache or the encoded variant on disk, otherwise waits for the last processor (or the
@@ -18,7 +19,11 @@ final class EncodeImage: Sendable {
 
     /// The shared work for `key`, and whether it was already running.
     func task(for input: StageInput, key: EncodeWorkKey) -> (task: SharedTask<EncodedImage>, joined: Bool) {
-        stage.task(for: key) { [self] shared throws(MagpieError) in
+        let description = Stage<EncodeWorkKey, EncodedImage>.Description(
+            result: {
+                ["magpie.image.format": .string($0.format.rawValue), "magpie.bytes": .int64(Int64($0.data.count)), "magpie.answered.from": .string($0.source.rawValue)]
+            })
+        return stage.task(for: key, describing: description) { [self] shared throws(MagpieError) in
             try await encode(input, key: key, shared: shared)
         }
     }

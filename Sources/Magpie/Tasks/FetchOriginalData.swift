@@ -1,4 +1,5 @@
 import Foundation
+import Tracing
 
 /// Original bytes and where they came from.
 struct LoadedData: Sendable {
@@ -22,7 +23,11 @@ final class FetchOriginalData: Sendable {
     }
 
     func task(for input: StageInput) -> SharedTask<LoadedData> {
-        stage.task(for: input.keys.dataWork) { [self] shared throws(MagpieError) in
+        let url = input.request.url
+        let description = Stage<DataWorkKey, LoadedData>.Description(
+            start: { ["magpie.source.scheme": .string(url.scheme ?? ""), "magpie.source.host": .string(url.host() ?? "")] },
+            result: { ["magpie.bytes": .int64(Int64($0.bytes.count)), "magpie.answered.from": .string($0.source.rawValue)] })
+        return stage.task(for: input.keys.dataWork, describing: description) { [self] shared throws(MagpieError) in
             try await fetch(input, shared: shared)
         }.task
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Tracing
 
 /// The last stage: answers from the memory cache or the request's encoded variant on disk,
 /// otherwise waits for the processors (or the decode), then stores the result in memory and,
@@ -16,7 +17,7 @@ final class LoadImage: Sendable {
     }
 
     func task(for input: StageInput) -> SharedTask<LoadedImage> {
-        stage.task(for: input.keys.imageWork) { [self] shared throws(MagpieError) in
+        stage.task(for: input.keys.imageWork, describing: .init(result: LoadedImage.spanAttributes)) { [self] shared throws(MagpieError) in
             try await load(input, shared: shared)
         }.task
     }

@@ -1,3 +1,5 @@
+import Tracing
+
 /// The third stage, one node per prefix of a request's processors: the node for `[A, B]`
 /// waits for the node for `[A]`, which waits for the decode. Requests for `[A, B]` and `[A, C]`
 /// on one URL therefore share the download, the decode and the run of `A`. Previews from the
@@ -16,7 +18,10 @@ final class ProcessImage: Sendable {
     /// The work that applies the request's first `count` processors (the decode when 0).
     func task(for input: StageInput, upTo count: Int) -> SharedTask<LoadedImage> {
         guard count > 0 else { return decode.task(for: input) }
-        return stage.task(for: input.keys.processWork(upTo: count)) { [self] shared throws(MagpieError) in
+        let processor = input.request.processors[count - 1].identifier
+        let description = Stage<ProcessWorkKey, LoadedImage>.Description(
+            start: { ["magpie.processor": .string(processor)] }, result: LoadedImage.spanAttributes)
+        return stage.task(for: input.keys.processWork(upTo: count), describing: description) { [self] shared throws(MagpieError) in
             try await process(input, step: count - 1, shared: shared)
         }.task
     }

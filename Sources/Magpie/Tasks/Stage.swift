@@ -31,11 +31,21 @@ final class Stage<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// Whether work for `key` is running.
     func isRunning(_ key: Key) -> Bool { pool.contains(key) }
 
+    /// What a stage's span says: `start` what the work is about (the source, the processor),
+    /// `result` what came of it (bytes, dimensions, format, which cache answered). Computed
+    /// only when a tracer records the span.
+    struct Description: Sendable {
+        var start: (@Sendable () -> SpanAttributes)?
+        var result: (@Sendable (Value) -> SpanAttributes)?
+    }
+
     /// The work for `key`: the running one, joined, or a new one doing `work`.
-    func task(for key: Key, work: @escaping SharedTask<Value>.Work) -> (task: SharedTask<Value>, joined: Bool) {
+    func task(
+        for key: Key, describing description: Description = Description(), work: @escaping SharedTask<Value>.Work
+    ) -> (task: SharedTask<Value>, joined: Bool) {
         let name = name
         let (task, joined) = pool.task(for: key) { shared throws(MagpieError) in
-            try await Self.traced(name, shared: shared, work: work)
+            try await Self.traced(name, description: description, shared: shared, work: work)
         }
         if joined {
             recorder.record(.joinedWork)
@@ -44,9 +54,12 @@ final class Stage<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         return (task, joined)
     }
 
-    private static func traced(_ name: StageName, shared: SharedTask<Value>, work: SharedTask<Value>.Work) async throws(MagpieError) -> Value {
+    private static func traced(
+        _ name: StageName, description: Description, shared: SharedTask<Value>, work: SharedTask<Value>.Work
+    ) async throws(MagpieError) -> Value {
         let span = InstrumentationSystem.tracer.startSpan(name.spanName)
         defer { span.end() }
+        if span.isRecording, let start = description.start { span.attributes.merge(start()) }
         shared.traceContext = span.context
         let result: Result<Value, MagpieError> = await InstrumentationContext.$current.withValue(span.context) {
             do throws(MagpieError) {
@@ -55,7 +68,11 @@ final class Stage<Key: Hashable & Sendable, Value: Sendable>: Sendable {
                 return .failure(error)
             }
         }
-        if case .failure(let error) = result, error != .cancelled {
+        switch result {
+        case .success(let value):
+            if span.isRecording, let describe = description.result { span.attributes.merge(describe(value)) }
+        case .failure(let error):
+            guard error != .cancelled else { break }
             span.recordError(error)
             span.setStatus(SpanStatus(code: .error, message: error.description))
         }

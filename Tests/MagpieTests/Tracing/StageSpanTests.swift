@@ -18,12 +18,14 @@ struct StageSpanTests {
 
     @Test func aLoadsStagesNestInOneTrace() async throws {
         let tracer = InMemoryTracer()
-        try await withTestFixture { fixture in
-            fixture.server.serve("/a.jpg", .image(try TestImages.texture(width: 320, height: 240, format: .jpeg)))
-            let request = ImageRequest(url: fixture.server.url("/a.jpg"), processors: [.resize(width: 64, height: 64)])
+        let photo = try TestImages.texture(width: 320, height: 240, format: .jpeg)
+        let request = try await withTestFixture { fixture in
+            fixture.server.serve("/a.jpg", .image(photo))
+            let request = ImageRequest(url: fixture.server.url("/a.jpg"), processors: [.resize(width: 64, height: 64, fit: .fill)])
             try await withTracer(tracer) {
                 _ = try await fixture.pipeline.image(for: request)
             }
+            return request
         }
         let spans = tracer.finishedSpans
         #expect(spans.map(\.operationName).sorted() == ["magpie.decode", "magpie.fetch", "magpie.load", "magpie.process"])
@@ -36,6 +38,15 @@ struct StageSpanTests {
         #expect(process.spanContext.parentSpanID == load.spanContext.spanID)
         #expect(decode.spanContext.parentSpanID == process.spanContext.spanID)
         #expect(fetch.spanContext.parentSpanID == decode.spanContext.spanID)
+
+        // What an operator filters on.
+        #expect(fetch.attributes["magpie.source.host"]?.toSpanAttribute() == .string("127.0.0.1"))
+        #expect(fetch.attributes["magpie.bytes"]?.toSpanAttribute() == .int64(Int64(photo.count)))
+        #expect(fetch.attributes["magpie.answered.from"]?.toSpanAttribute() == .string("network"))
+        #expect(decode.attributes["magpie.image.width"]?.toSpanAttribute() == .int64(320))
+        #expect(decode.attributes["magpie.image.format"]?.toSpanAttribute() == .string("jpeg"))
+        #expect(process.attributes["magpie.processor"]?.toSpanAttribute() == .string(request.processors[0].identifier))
+        #expect(load.attributes["magpie.image.width"]?.toSpanAttribute() == .int64(64))
     }
 
     @Test func aRequestJoiningAnEncodeLinksToItsWork() async throws {
