@@ -139,11 +139,6 @@ final class S3DataStore: OriginalStoring, VariantStoring {
             recorder.record(.sharedStore(.skipped))
             return
         }
-        guard let fields = StoredObjectMetadata.fields(key: key, bytes: bytes, metadata: metadata) else {
-            recorder.record(.sharedStore(.dropped))
-            logger.debug("not storing an object whose metadata exceeds the store's limit", metadata: ["object": "\(name)"])
-            return
-        }
         let admitted = state.withLockedValue { state in
             guard state.pendingWrites < settings.maximumPendingWrites, state.pendingBytes + bytes.count <= settings.maximumPendingBytes else {
                 return false
@@ -157,10 +152,19 @@ final class S3DataStore: OriginalStoring, VariantStoring {
             return
         }
         let (objects, bucket) = (objects, settings.bucket)
+        // Hashed in the background, not on the request's way: the checksum is also the payload
+        // hash the upload is signed with.
         Task {
             defer { writeFinished(bytes: bytes.count) }
+            let checksum = DiskEntryFormat.sha256Hex(bytes)
+            guard let fields = StoredObjectMetadata.fields(key: key, checksum: checksum, metadata: metadata) else {
+                recorder.record(.sharedStore(.dropped))
+                logger.debug("not storing an object whose metadata exceeds the store's limit", metadata: ["object": "\(name)"])
+                return
+            }
             let outcome = await attempt { () throws(MagpieError) in
-                try await objects.put(bytes, bucket: bucket, key: name, contentType: metadata.contentType, metadata: fields, once: once)
+                try await objects.put(
+                    bytes, bucket: bucket, key: name, contentType: metadata.contentType, metadata: fields, once: once, sha256: checksum)
             }
             switch outcome {
             case .written?: recorder.record(.sharedStore(.written))

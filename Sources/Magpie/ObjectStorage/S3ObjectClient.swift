@@ -26,15 +26,17 @@ struct S3ObjectClient: Sendable {
     var timeout: Duration = .seconds(30)
 
     /// Stores `bytes` at `key` in `bucket` with `metadata` (sent as `x-amz-meta-NAME`); with
-    /// `once`, only if nothing is there yet.
+    /// `once`, only if nothing is there yet. `sha256`, the bytes' hex SHA-256 when the caller
+    /// has it, spares hashing them again for the signature.
     func put(
-        _ bytes: [UInt8], bucket: String, key: String, contentType: String? = nil, metadata: [String: String] = [:], once: Bool
+        _ bytes: [UInt8], bucket: String, key: String, contentType: String? = nil, metadata: [String: String] = [:], once: Bool,
+        sha256: String? = nil
     ) async throws(MagpieError) -> Outcome {
         var headers = metadata.sorted { $0.key < $1.key }.map { (name: "x-amz-meta-\($0.key.lowercased())", value: $0.value) }
         if let contentType { headers.append((name: "Content-Type", value: contentType)) }
         guard bytes.count > multipartThreshold else {
             if once { headers.append((name: "If-None-Match", value: "*")) }
-            let answer = try await send("PUT", bucket: bucket, key: key, headers: headers, body: bytes)
+            let answer = try await send("PUT", bucket: bucket, key: key, headers: headers, body: bytes, payloadHash: sha256)
             return try outcome(of: answer, bucket: bucket, key: key)
         }
         return try await putInParts(bytes, bucket: bucket, key: key, headers: headers, once: once)
@@ -138,13 +140,14 @@ struct S3ObjectClient: Sendable {
     }
 
     /// One signed request, its answer's body read up to `bodyLimit` (by default 64 kB: an
-    /// error, an upload id).
+    /// error, an upload id). `payloadHash` is the body's SHA-256, computed here when not given.
     private func send(
         _ method: String, bucket: String, key: String, query: [(name: String, value: String)] = [],
-        headers: [(name: String, value: String)] = [], body: [UInt8] = [], bodyLimit: Int = 64 * 1024
+        headers: [(name: String, value: String)] = [], body: [UInt8] = [], payloadHash: String? = nil, bodyLimit: Int = 64 * 1024
     ) async throws(MagpieError) -> Answer {
         let signed = endpoint.request(
-            method, bucket: bucket, key: key, query: query, headers: headers, payloadHash: DiskEntryFormat.sha256Hex(body), at: Date())
+            method, bucket: bucket, key: key, query: query, headers: headers, payloadHash: payloadHash ?? DiskEntryFormat.sha256Hex(body),
+            at: Date())
         var request = HTTPClientRequest(url: signed.url.absoluteString)
         request.method = HTTPMethod(rawValue: method)
         for (name, value) in signed.headers { request.headers.replaceOrAdd(name: name, value: value) }

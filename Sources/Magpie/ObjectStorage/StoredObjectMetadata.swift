@@ -19,12 +19,12 @@ enum StoredObjectMetadata {
         case redirects = "magpie-redirects"
     }
 
-    /// The metadata to store `bytes` under `key` with, or `nil` when it would exceed S3's limit
-    /// (a long redirect chain).
-    static func fields(key: String, bytes: [UInt8], metadata: HTTPMetadata) -> [String: String]? {
+    /// The metadata to store bytes whose SHA-256 is `checksum` under `key` with, or `nil` when
+    /// it would exceed S3's limit (a long redirect chain).
+    static func fields(key: String, checksum: String, metadata: HTTPMetadata) -> [String: String]? {
         var fields: [String: String] = [
             Field.key.rawValue: encoded(key),
-            Field.checksum.rawValue: DiskEntryFormat.sha256Hex(bytes),
+            Field.checksum.rawValue: checksum,
         ]
         fields[Field.etag.rawValue] = metadata.etag.map(encoded)
         fields[Field.lastModified.rawValue] = metadata.lastModified.map(encoded)

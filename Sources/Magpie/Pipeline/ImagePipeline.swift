@@ -52,14 +52,15 @@ public final class ImagePipeline: Sendable {
         let clients = OutboundClients(configuration: configuration)
         self.clients = clients
         let recorder = PipelineRecorder(metricsFactory: configuration.metricsFactory)
-        let shared = configuration.sharedStore.map { settings in
+        let tiered = configuration.sharedStore.map { settings in
             // The store is the configuration's, not a source: no address policy between.
-            S3DataStore(
-                settings: settings, client: clients.client(for: settings.endpoint.url, trusted: true).client, recorder: recorder,
-                logger: configuration.logger, now: configuration.wallClock, clock: configuration.clock)
+            TieredStore(
+                near: dataCache,
+                far: S3DataStore(
+                    settings: settings, client: clients.client(for: settings.endpoint.url, trusted: true).client, recorder: recorder,
+                    logger: configuration.logger, now: configuration.wallClock, clock: configuration.clock))
         }
-        let sharesOriginals = shared != nil && configuration.sharedStore?.keeps.keepsOriginals == true
-        let sharesVariants = shared != nil && configuration.sharedStore?.keeps.keepsVariants == true
+        let keeps = configuration.sharedStore?.keeps
         var sourceLoaders: [String: any SourceLoader] = ["http": HTTPLoader(), "https": HTTPLoader(), "data": DataURLLoader()]
         for (scheme, loader) in configuration.sourceLoaders { sourceLoaders[scheme.lowercased()] = loader }
         if configuration.allowsFileURLs, sourceLoaders["file"] == nil { sourceLoaders["file"] = FileSystemLoader() }
@@ -67,8 +68,8 @@ public final class ImagePipeline: Sendable {
             configuration: configuration,
             memoryCache: memoryCache,
             encodedCache: configuration.encodedMemoryCacheLimit.flatMap { $0 > 0 ? EncodedImageCache(limit: $0, clock: configuration.clock) : nil },
-            originals: sharesOriginals ? shared.map { TieredStore(near: dataCache, far: $0) } : dataCache,
-            variants: sharesVariants ? shared.map { TieredStore(near: dataCache, far: $0) } : dataCache,
+            originals: keeps?.keepsOriginals == true ? tiered : dataCache,
+            variants: keeps?.keepsVariants == true ? tiered : dataCache,
             loader: DataLoader(
                 clients: clients,
                 limits: .init(
