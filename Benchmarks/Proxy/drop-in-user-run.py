@@ -21,6 +21,7 @@ Prints statuses, anything not as the URL should get, p50/p99, and the proxy's pe
 import io, os, random, re, shutil, signal, socket, subprocess, sys, tempfile, time, urllib.error, urllib.parse, urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from PIL import Image
+import seaweed_store
 
 binary, photos, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
 names = sorted(n for n in os.listdir(photos) if n.endswith(".jpg"))
@@ -54,22 +55,8 @@ for name in [n for n in names if 1_000_000 <= Image.open(os.path.join(photos, n)
 # The object store: SeaweedFS on loopback only, telemetry off, every port chosen; the photos put
 # through its filer.
 store_dir = tempfile.mkdtemp(prefix="drop-in-store-")
-ports = {name: free_port() for name in ["master.port", "master.port.grpc", "volume.port", "volume.port.grpc", "filer.port",
-                                        "filer.port.grpc", "s3.port", "s3.port.grpc", "webdav.port", "debug.port", "s3.debug.port"]}
-ports["admin.port"] = 20000 + origin_port % 30000
-ports["admin.port.grpc"] = ports["admin.port"] + 10000
 keys = {"AWS_ACCESS_KEY_ID": "user-run", "AWS_SECRET_ACCESS_KEY": "user-run-secret"}
-store = subprocess.Popen(["weed", "mini", f"-dir={store_dir}", "-ip=127.0.0.1", "-ip.bind=127.0.0.1", "-master.telemetry=false",
-                          "-admin.ui=false", "-s3.port.iceberg=0", "-s3.port.lance=0", "-bucket=photos,private,results"]
-                         + [f"-{name}={port}" for name, port in ports.items()],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=dict(os.environ, **keys))
-for attempt in range(300):
-    try:
-        urllib.request.urlopen(urllib.request.Request(f"http://127.0.0.1:{ports['filer.port']}/buckets/private/",
-                                                      headers={"Accept": "application/json"}), timeout=2)
-        break
-    except Exception:
-        time.sleep(0.1)
+store, ports = seaweed_store.start(["photos", "private", "results"], store_dir, keys)
 for name in names:
     for bucket in ["photos", "private"]:
         with open(os.path.join(photos, name), "rb") as photo:

@@ -17,6 +17,7 @@ Prints, per row, requests per second, p50 and p99 in milliseconds as the clients
 what the replicas' /metrics say they did (renders, store hits).
 """
 import http.client, os, re, shutil, socket, statistics, subprocess, sys, tempfile, threading, time, urllib.parse, urllib.request
+import seaweed_store
 
 binary, photos = sys.argv[1], sys.argv[2]
 names = sorted(n for n in os.listdir(photos) if n.endswith(".jpg"))
@@ -44,22 +45,9 @@ origin_port = free_port()
 children.append(subprocess.Popen([sys.executable, "-m", "http.server", str(origin_port), "--bind", "127.0.0.1", "--directory", photos],
                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
 store_dir = tempfile.mkdtemp(prefix="replicas-store-")
-ports = {name: free_port() for name in ["master.port", "master.port.grpc", "volume.port", "volume.port.grpc", "filer.port",
-                                        "filer.port.grpc", "s3.port", "s3.port.grpc", "webdav.port", "debug.port", "s3.debug.port"]}
-ports["admin.port"] = 20000 + origin_port % 30000
-ports["admin.port.grpc"] = ports["admin.port"] + 10000
 keys = {"AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench-secret"}
-children.append(subprocess.Popen(["weed", "mini", f"-dir={store_dir}", "-ip=127.0.0.1", "-ip.bind=127.0.0.1", "-master.telemetry=false",
-                                  "-admin.ui=false", "-s3.port.iceberg=0", "-s3.port.lance=0", "-bucket=results"]
-                                 + [f"-{name}={port}" for name, port in ports.items()],
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=dict(os.environ, **keys)))
-for _ in range(600):
-    try:
-        urllib.request.urlopen(urllib.request.Request(f"http://127.0.0.1:{ports['filer.port']}/buckets/results/",
-                                                      headers={"Accept": "application/json"}), timeout=2)
-        break
-    except Exception:
-        time.sleep(0.1)
+store, ports = seaweed_store.start(["results"], store_dir, keys)
+children.append(store)
 wait_listening(origin_port)
 paths = [f"/unsafe/{options}/plain/" + urllib.parse.quote(f"http://127.0.0.1:{origin_port}/{name}", safe="")
          for name in names for options in OPTIONS]
