@@ -45,6 +45,7 @@ final class ResponseCollector: HTTPClientResponseDelegate {
 
     private struct State {
         var plan: BodyPlan?
+        var arrivedHead: HTTPResponseHead?
         var body: [UInt8] = []
         var dropped = 0
     }
@@ -73,11 +74,23 @@ final class ResponseCollector: HTTPClientResponseDelegate {
         state.withLockedValue { $0.body }
     }
 
+    /// The head, once ``didReceiveHead(task:_:)`` has run.
+    ///
+    /// The waiter reads the head from here, under the lock, rather than taking the value the
+    /// promise carried: the promise reaches the task through a continuation resumed by the
+    /// Swift runtime, whose ordering Thread Sanitizer cannot see (it reported the head's storage,
+    /// written by the event loop as it parsed, as raced by the task's first read: CI, stop 45).
+    /// The lock orders the two where the sanitizer can see it; the value is the same.
+    var arrivedHead: HTTPResponseHead? {
+        state.withLockedValue { $0.arrivedHead }
+    }
+
     func didReceiveHead(task: HTTPClient.Task<Response>, _ responseHead: HTTPResponseHead) -> EventLoopFuture<Void> {
         let plan = planning(responseHead)
         var progress: (Int, Int?)?
         state.withLockedValue { state in
             state.plan = plan
+            state.arrivedHead = responseHead
             if case .keep(let prefix, let expected) = plan {
                 state.body = prefix
                 if let expected, expected <= limits.keptBytes { state.body.reserveCapacity(expected) }
@@ -181,11 +194,12 @@ struct HTTPExchange: Sendable {
 
     /// The response head, once it arrives.
     func responseHead() async throws -> HTTPResponseHead {
-        try await withTaskCancellationHandler {
+        let delivered = try await withTaskCancellationHandler {
             try await head.get()
         } onCancel: { [task] in
             task.cancel()
         }
+        return collector.arrivedHead ?? delivered
     }
 
     /// The prefix and the whole body, once the response ends.
