@@ -19,6 +19,13 @@ let package = Package(
         // `swift package install-libvips`, from a package that depends on Magpie.
         .plugin(name: "InstallLibvips", targets: ["InstallLibvips"]),
     ],
+    // The OTLP exporter of `magpie proxy` (swift-otel and its protocol buffers), on by default.
+    // Builds that never run the exporter (Thread Sanitizer's, the distribution libvips' one)
+    // leave it out with --disable-default-traits: a few minutes of CI's budget each.
+    traits: [
+        .trait(name: "OpenTelemetry", description: "magpie proxy exports traces over OTLP/HTTP"),
+        .default(enabledTraits: ["OpenTelemetry"]),
+    ],
     dependencies: [
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
@@ -37,6 +44,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        // OTLP over HTTP only: the gRPC exporter would bring gRPC and HTTP/2 into every build.
+        .package(url: "https://github.com/swift-otel/swift-otel", from: "1.6.0", traits: ["OTLPHTTP"]),
     ],
     targets: [
         .plugin(
@@ -98,6 +107,7 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: strictSettings
         ),
@@ -151,6 +161,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "OTel", package: "swift-otel", condition: .when(traits: ["OpenTelemetry"])),
             ],
             swiftSettings: strictSettings
         ),

@@ -87,3 +87,9 @@ int magpie_vips_version(void) {
 int magpie_vips_uses_liborc(void) { return magpie_vips_version() < 81500; }
 
 int magpie_vips_vectorised(void) { return vips_vector_isenabled() ? 1 : 0; }
+
+void magpie_vips_tracked_memory(size_t *current, size_t *highest, int *allocations) {
+    *current = vips_tracked_get_mem();
+    *highest = vips_tracked_get_mem_highwater();
+    *allocations = vips_tracked_get_allocs();
+}

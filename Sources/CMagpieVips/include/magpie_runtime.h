@@ -49,6 +49,10 @@ int magpie_vips_uses_liborc(void);
 /// Highway from 8.15. Meaningful after `magpie_initialize`.
 int magpie_vips_vectorised(void);
 
+/// The pixel buffers libvips holds now, the most it has held at once, and how many there are
+/// (its own accounting: `vips_tracked_*`).
+void magpie_vips_tracked_memory(size_t *current, size_t *highest, int *allocations);
+
 /// Frees a buffer returned by `magpie_encode`.
 void magpie_free_buffer(void *buffer);
 

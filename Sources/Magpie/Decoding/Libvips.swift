@@ -25,4 +25,22 @@ public enum Libvips {
         let vectors = isVectorised ? "SIMD on" : magpie_vips_uses_liborc() != 0 ? "SIMD off (liborc, before 8.15)" : "SIMD off"
         return "libvips \(version), \(vectors)"
     }
+
+    /// The pixel memory libvips accounts for itself (what imgproxy reports as
+    /// `vips_memory_bytes`, `vips_max_memory_bytes` and `vips_allocs`).
+    public struct Memory: Sendable, Equatable {
+        /// Bytes of pixel buffers held now.
+        public var bytes: Int
+        /// The most bytes held at once since the process started.
+        public var highestBytes: Int
+        /// Buffers held now.
+        public var allocations: Int
+    }
+
+    /// What libvips holds now; zeros before it has started.
+    public static var memory: Memory {
+        var (current, highest, allocations) = (0, 0, Int32(0))
+        magpie_vips_tracked_memory(&current, &highest, &allocations)
+        return Memory(bytes: current, highestBytes: highest, allocations: Int(allocations))
+    }
 }

@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import NIOSOCKS
+import Tracing
 
 /// Downloads bytes over HTTP(S) with AsyncHTTPClient, following redirects itself so that it
 /// can check each hop's scheme and keep credentials from other hosts.
@@ -92,6 +93,11 @@ struct DataLoader: Sendable {
             if case .source(let sources) = target { try sources.check(url, hop: redirects.count, of: originalURL) }
             var requestHeaders = HTTPHeaders()
             for (name, value) in headers { requestHeaders.replaceOrAdd(name: name, value: value) }
+            // The origin sees the request's trace (W3C `traceparent`, or whatever the
+            // bootstrapped instrument propagates); with none bootstrapped, nothing is added.
+            if !target.isEndpoint {
+                InstrumentationSystem.instrument.inject(ServiceContext.current ?? .topLevel, into: &requestHeaders, using: TraceHeaderInjector())
+            }
             let request: HTTPClient.Request
             do {
                 request = try HTTPClient.Request(url: url.absoluteString, headers: requestHeaders)
@@ -286,5 +292,12 @@ extension TimeAmount {
     init(_ duration: Duration) {
         let (seconds, attoseconds) = duration.components
         self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+}
+
+/// Writes propagated trace context into an outgoing request's header fields.
+private struct TraceHeaderInjector: Injector {
+    func inject(_ value: String, forKey key: String, into carrier: inout HTTPHeaders) {
+        carrier.replaceOrAdd(name: key, value: value)
     }
 }

@@ -25,6 +25,9 @@ struct OutboundClients: Sendable {
         // the error: it holds a download slot for seconds and fails the same way. A load that
         // fails is tried again by the next request for the URL.
         base.connectionPool.retryConnectionEstablishment = false
+        // The fetch stage's span is the request's; AsyncHTTPClient's own span would start on
+        // the event loop, outside the request's context, as the root of a trace of its own.
+        base.tracing.tracer = nil
         var direct = base
         trusted = configuration.addressPolicy == nil ? nil : HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: base)
         gate = configuration.addressPolicy.flatMap { policy in

@@ -112,13 +112,18 @@ struct ProxyCommand: AsyncParsableCommand {
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         let configuration: ProxyConfiguration
+        let telemetry: ProxyTelemetry?
         do {
-            configuration = try await makeConfiguration(environment: environment)
+            let settings = try await readSettings(environment: environment)
+            // Before the pipeline exists: its clients and stages find the tracer bootstrapped.
+            telemetry = try ProxyTelemetry.settings(settings, environment: environment)
+            configuration = try makeConfiguration(settings, environment: environment)
         } catch let error as ValidationError {
             throw error
         } catch {
             throw ValidationError("\(error)")
         }
+        let exporter = try telemetry.map { try $0.start(environment: environment) }
         let proxy: ImageProxy
         do {
             proxy = try ImageProxy(configuration: configuration)
@@ -129,7 +134,7 @@ struct ProxyCommand: AsyncParsableCommand {
         let host = self.host
         let server = ProxyServer(proxy: proxy, host: host, port: port)
         do {
-            try await server.run { port in
+            try await server.run(alongside: exporter.map { [$0] } ?? []) { port in
                 let shown = host.contains(":") ? "[\(host)]" : host
                 console.output("Proxy listening on http://\(shown):\(port)/ (health: /health, metrics: /metrics). SIGTERM or Ctrl-C stops it.")
             }
@@ -140,11 +145,8 @@ struct ProxyCommand: AsyncParsableCommand {
         console.output("Stopped.")
     }
 
-    /// The environment and the --config file first, then the flags given over them.
-    private func makeConfiguration(environment: [String: String]) async throws -> ProxyConfiguration {
-        let directory: URL? =
-            noDiskCache ? nil : URL(fileURLWithPath: cacheDir ?? DataCache.defaultDirectory.deletingLastPathComponent().appendingPathComponent("magpie-proxy").path)
-        var configuration = ProxyConfiguration(cacheDirectory: directory)
+    /// The settings of the environment, then of the --config file.
+    private func readSettings(environment: [String: String]) async throws -> ConfigReader {
         var providers: [any ConfigProvider] = [EnvironmentVariablesProvider(environmentVariables: environment)]
         if let config {
             do {
@@ -153,7 +155,15 @@ struct ProxyCommand: AsyncParsableCommand {
                 throw ValidationError("--config: cannot read '\(config)': \(error)")
             }
         }
-        try configuration.read(ConfigReader(providers: providers))
+        return ConfigReader(providers: providers)
+    }
+
+    /// The settings, then the flags given over them.
+    private func makeConfiguration(_ settings: ConfigReader, environment: [String: String]) throws -> ProxyConfiguration {
+        let directory: URL? =
+            noDiskCache ? nil : URL(fileURLWithPath: cacheDir ?? DataCache.defaultDirectory.deletingLastPathComponent().appendingPathComponent("magpie-proxy").path)
+        var configuration = ProxyConfiguration(cacheDirectory: directory)
+        try configuration.read(settings)
         if !signingKeys.isEmpty || !signingSalts.isEmpty { configuration.signingKeys = try signingPairs() }
         if let signatureSize { configuration.signatureSize = signatureSize }
         if !thumborKeys.isEmpty { configuration.thumborSecurityKeys = thumborKeys }

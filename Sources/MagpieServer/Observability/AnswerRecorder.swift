@@ -1,9 +1,10 @@
 import Foundation
 import Logging
 import Magpie
+import Tracing
 
 /// What every answer gets on its way out, whatever answered it: `Server-Timing`, the request
-/// id, `nosniff`, the metrics and one log line. The proxy's answering knows none of these.
+/// id, `nosniff`, the metrics, the end of the request's span and one log line. The proxy's answering knows none of these.
 struct AnswerRecorder: Sendable {
     /// A response with the stage times it took and the cache that held it, if one did.
     typealias Answer = (response: ProxyResponse, timings: StageTimings, cache: String?)
@@ -11,7 +12,7 @@ struct AnswerRecorder: Sendable {
     let metrics: ProxyMetrics
     let logger: Logger
 
-    func recorded(_ answer: Answer, request: ProxyRequest, started: ContinuousClock.Instant) -> ProxyResponse {
+    func recorded(_ answer: Answer, request: ProxyRequest, started: ContinuousClock.Instant, span: any Span) -> ProxyResponse {
         let (response, timings, cache) = answer
         let total = started.duration(to: .now)
         var answered = response
@@ -20,6 +21,7 @@ struct AnswerRecorder: Sendable {
         // Browsers take the proxy's Content-Type as it is, never guessing from the bytes.
         answered.headers.append(("X-Content-Type-Options", "nosniff"))
         metrics.finished(status: answered.status, total: total, timings: timings)
+        RequestSpan.end(span, status: answered.status, cache: cache, reason: Self.reason(answered))
         var metadata: Logger.Metadata = [
             "id": "\(request.id)", "path": "\(request.path)", "status": "\(answered.status)", "bytes": "\(answered.body.count)",
             "ms": "\(StageTimings.milliseconds(total))", "cache": "\(cache ?? "miss")",
@@ -29,10 +31,14 @@ struct AnswerRecorder: Sendable {
         }
         // A failure on the proxy's side of the exchange (a store that refused, an origin down)
         // is the operator's to fix: the log says why, as the answer does.
-        if answered.status >= 500, answered.headers.contains(where: { $0 == ("Content-Type", "text/plain; charset=utf-8") }) {
-            metadata["error"] = "\(String(decoding: answered.body.prefix(500), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))"
-        }
+        if answered.status >= 500, case let reason = Self.reason(answered), !reason.isEmpty { metadata["error"] = "\(reason)" }
         logger.info("request", metadata: metadata)
         return answered
+    }
+
+    /// The one-line reason of a failure answered as text; empty for any other answer.
+    private static func reason(_ response: ProxyResponse) -> String {
+        guard response.headers.contains(where: { $0 == ("Content-Type", "text/plain; charset=utf-8") }) else { return "" }
+        return String(decoding: response.body.prefix(500), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }

@@ -1,27 +1,33 @@
 import Magpie
 import Prometheus
 
-/// The proxy's Prometheus metrics (`magpie_proxy_*`) in its own registry, served at
-/// `/metrics` with the pipeline's `magpie_*` metrics.
+/// The proxy's Prometheus metrics (`magpie_proxy_*`, and imgproxy's names beside them) in its
+/// own registry, served at `/metrics` with the pipeline's `magpie_*` metrics.
 final class ProxyMetrics: Sendable {
     let registry: PrometheusCollectorRegistry
+    let imgproxy: ImgproxyMetrics
     private let inFlight: Gauge
     private let queued: Gauge
     private let coalesced: Counter
     private let notModified: Counter
 
-    init(registry: PrometheusCollectorRegistry) {
+    init(registry: PrometheusCollectorRegistry, namespace: String?, workers: Int) {
         self.registry = registry
+        imgproxy = ImgproxyMetrics(registry: registry, namespace: namespace, workers: workers)
         inFlight = registry.makeGauge(descriptor: Self.name("requests_in_flight", unit: "", help: "Image requests being answered now."))
         queued = registry.makeGauge(descriptor: Self.name("queued_requests", unit: "", help: "Requests waiting for a processing slot."))
         coalesced = registry.makeCounter(descriptor: Self.name("coalesced", help: "Requests that joined identical work already running."))
         notModified = registry.makeCounter(descriptor: Self.name("not_modified", help: "Requests answered 304 from their If-None-Match."))
     }
 
-    func started() { inFlight.increment() }
+    func started() {
+        inFlight.increment()
+        imgproxy.started()
+    }
 
     func finished(status: Int, total: Duration, timings: StageTimings) {
         inFlight.decrement()
+        imgproxy.finished(status: status, total: total, timings: timings)
         registry.makeCounter(descriptor: Self.name("requests", help: "Image requests by response status."), labels: [("status", String(status))])
             .increment()
         registry.makeDurationHistogram(descriptor: Self.name("request_duration", unit: "seconds", help: "Time to answer an image request."), buckets: Self.buckets)

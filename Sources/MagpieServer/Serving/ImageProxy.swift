@@ -2,6 +2,7 @@ public import Foundation
 import Logging
 public import Magpie
 public import Prometheus
+import Tracing
 
 /// The image proxy: answers `/<signature>/<options>/<source>` with the source image resized,
 /// processed and encoded as asked. The proxy is HTTP only (URLs and signatures, source rules,
@@ -74,7 +75,7 @@ public final class ImageProxy: Sendable {
                 optionalFilters: configuration.thumborOptionalFilters, maxAge: configuration.thumborMaxAge, sourceLimit: configuration.thumborSourceLimit,
                 svgDPI: configuration.thumborSVGDPI, healthcheckRoute: configuration.thumborHealthcheckRoute))
         metricsRegistry = PrometheusCollectorRegistry()
-        metrics = ProxyMetrics(registry: metricsRegistry)
+        metrics = ProxyMetrics(registry: metricsRegistry, namespace: configuration.prometheusNamespace, workers: configuration.processingSlots)
         var pipelineConfiguration = configuration.pipeline
         if pipelineConfiguration.metricsFactory == nil {
             pipelineConfiguration.metricsFactory = PrometheusMetricsFactory(registry: metricsRegistry)
@@ -135,6 +136,7 @@ public final class ImageProxy: Sendable {
         fileprivate let work: Work
         fileprivate let request: ProxyRequest
         fileprivate let started: ContinuousClock.Instant
+        fileprivate let span: any Span
     }
 
     enum FirstLook: Sendable {
@@ -149,16 +151,19 @@ public final class ImageProxy: Sendable {
     func firstLook(at request: ProxyRequest) -> FirstLook {
         let started = ContinuousClock.now
         metrics.started()
+        let span = RequestSpan.start(for: request)
         switch prepare(request) {
-        case .answered(let answer): return .answered(recorder.recorded(answer, request: request, started: started))
-        case .needsWork(let work): return .pending(PendingRequest(work: work, request: request, started: started))
+        case .answered(let answer): return .answered(recorder.recorded(answer, request: request, started: started, span: span))
+        case .needsWork(let work): return .pending(PendingRequest(work: work, request: request, started: started, span: span))
         }
     }
 
     /// Answers a pending request within the request timeout.
     func answer(_ pending: PendingRequest) async -> ProxyResponse {
-        let answer = await answerWithinTimeout(pending.work, pending.request)
-        return recorder.recorded(answer, request: pending.request, started: pending.started)
+        let answer = await ServiceContext.$current.withValue(pending.span.context) {
+            await answerWithinTimeout(pending.work, pending.request)
+        }
+        return recorder.recorded(answer, request: pending.request, started: pending.started, span: pending.span)
     }
 
     typealias Answer = AnswerRecorder.Answer
@@ -217,6 +222,7 @@ public final class ImageProxy: Sendable {
         let timeout = configuration.requestTimeout
         let (result, timedOut) = await Deadline.run(within: timeout) { await self.answer(work, request) }
         if !timedOut, case .success(let answer) = result { return answer }
+        metrics.imgproxy.failed(.timeout)
         return (failure(504, "answering took longer than \(timeout.components.seconds) s"), StageTimings(), nil)
     }
 
@@ -230,13 +236,18 @@ public final class ImageProxy: Sendable {
             if !joins {
                 let queued = ContinuousClock.now
                 guard case .admitted = try await admission.enter() else {
+                    metrics.imgproxy.failed(.queue)
                     var response = failure(503, "busy: every processing slot and queue place is taken")
                     response.headers.append(("Retry-After", "1"))
                     return (response, timings, nil)
                 }
                 timings.add(ContinuousClock.now - queued, to: .queue)
             }
-            defer { if !joins { admission.leave() } }
+            metrics.imgproxy.imageStarted()
+            defer {
+                metrics.imgproxy.imageFinished()
+                if !joins { admission.leave() }
+            }
             switch work.reply {
             case .image: break
             case .info(let asked):
@@ -308,6 +319,7 @@ public final class ImageProxy: Sendable {
             return (success(encoded, work: work, request: request), timings, encoded.cache?.rawValue)
         } catch let error as MagpieError {
             let aboutSource = error.stage == .fetch || error.stage == .decode
+            if error != .cancelled { metrics.imgproxy.failed(error.stage == .fetch ? .downloading : .processing) }
             return (failure(work.grammar.status(for: error), error.description, aboutSource: aboutSource), timings, nil)
         } catch {
             // Only the admission queue throws something else: the request was cancelled there.

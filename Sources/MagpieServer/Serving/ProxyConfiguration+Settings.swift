@@ -23,6 +23,7 @@ extension ProxyConfiguration {
     /// | `imgproxy.always.rasterize.svg` | `IMGPROXY_ALWAYS_RASTERIZE_SVG` | ``alwaysRasterizesSVG`` |
     /// | `imgproxy.preserve.hdr` | `IMGPROXY_PRESERVE_HDR` | ``preservesHighDepth`` |
     /// | `imgproxy.ttl` | `IMGPROXY_TTL` | ``cacheMaxAge`` in seconds |
+    /// | `imgproxy.prometheus.namespace` | `IMGPROXY_PROMETHEUS_NAMESPACE` | ``prometheusNamespace`` |
     /// | `imgproxy.quality` | `IMGPROXY_QUALITY` | ``defaultQuality`` |
     /// | `imgproxy.format.quality` | `IMGPROXY_FORMAT_QUALITY` | `jpeg=80,webp=75` |
     /// | `imgproxy.presets` | `IMGPROXY_PRESETS` | `name=rs:fill:300:300/q:70,...` |
@@ -94,6 +95,12 @@ extension ProxyConfiguration {
         if let seconds = try Self.whole(settings, "imgproxy.ttl", "IMGPROXY_TTL") {
             guard seconds >= 0 else { throw Self.invalid("IMGPROXY_TTL", "is seconds, 0 or more") }
             cacheMaxAge = .seconds(seconds)
+        }
+        if let namespace = settings.string(forKey: "imgproxy.prometheus.namespace"), !namespace.isEmpty {
+            guard namespace.utf8.allSatisfy({ $0 == UInt8(ascii: "_") || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }),
+                !(0x30...0x39).contains(namespace.utf8.first!)
+            else { throw Self.invalid("IMGPROXY_PROMETHEUS_NAMESPACE", "is letters, digits and '_', not starting with a digit") }
+            prometheusNamespace = namespace
         }
         if let quality = try Self.whole(settings, "imgproxy.quality", "IMGPROXY_QUALITY") {
             guard (1...100).contains(quality) else { throw Self.invalid("IMGPROXY_QUALITY", "is 1 to 100") }

@@ -132,6 +132,10 @@ public struct ProxyConfiguration: Sendable {
     public var processingSlots = 2 * max(1, ProcessInfo.processInfo.activeProcessorCount)
     /// Requests waiting for a slot; beyond this, requests get 503 with `Retry-After`.
     public var queueLimit = 64
+    /// The prefix of imgproxy's metric names in `/metrics` (`requests_total` becomes
+    /// `NAMESPACE_requests_total`), as imgproxy's `IMGPROXY_PROMETHEUS_NAMESPACE`; none by default.
+    /// Magpie's own (`magpie_*`) are beside them either way.
+    public var prometheusNamespace: String?
     /// Memory that decodes in progress may hold together, in bytes: the pipeline's
     /// ``Magpie/ImagePipeline/Configuration/decodeMemoryBudget``. Progressive JPEGs keep every
     /// coefficient of the image while decoding (about 3 bytes a pixel for a photo, 6 with

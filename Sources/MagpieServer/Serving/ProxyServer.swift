@@ -1,7 +1,7 @@
 public import Hummingbird
 import Logging
 import NIOCore
-import ServiceLifecycle
+public import ServiceLifecycle
 import UnixSignals
 
 /// Runs an ``ImageProxy`` over HTTP/1.1 with Hummingbird until SIGTERM or SIGINT, then stops
@@ -40,18 +40,23 @@ public struct ProxyServer: Sendable {
 
     /// Serves until SIGTERM or SIGINT, draining requests in flight (for at most
     /// `drainTimeout`), then shuts the proxy down. `onRunning` gets the port listened on.
-    public func run(drainTimeout: Duration = .seconds(30), onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
-        try await run(responder: ImageProxyResponder(proxy: proxy), drainTimeout: drainTimeout, onRunning: onRunning)
+    /// `services` run beside the server (a telemetry exporter, say) and are stopped after it,
+    /// so that they see its last requests.
+    public func run(
+        drainTimeout: Duration = .seconds(30), alongside services: [any Service] = [], onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) async throws {
+        try await run(responder: ImageProxyResponder(proxy: proxy), drainTimeout: drainTimeout, alongside: services, onRunning: onRunning)
     }
 
     /// ``run(drainTimeout:onRunning:)`` answering with `responder` (an application's router,
     /// say) instead of the proxy alone.
     public func run<Responder: HTTPResponder>(
-        responder: Responder, drainTimeout: Duration = .seconds(30),
+        responder: Responder, drainTimeout: Duration = .seconds(30), alongside services: [any Service] = [],
         onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws where Responder.Context: InitializableFromSource<ApplicationRequestContextSource> {
+        // A group stops its services last to first.
         var configuration = ServiceGroupConfiguration(
-            services: [application(responder: responder, onRunning: onRunning)], gracefulShutdownSignals: [.sigterm, .sigint],
+            services: services + [application(responder: responder, onRunning: onRunning)], gracefulShutdownSignals: [.sigterm, .sigint],
             logger: proxy.configuration.logger)
         configuration.maximumGracefulShutdownDuration = drainTimeout
         let group = ServiceGroup(configuration: configuration)

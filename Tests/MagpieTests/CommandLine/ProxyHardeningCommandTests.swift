@@ -130,12 +130,17 @@ struct ProxyChild: Sendable {
 }
 
 func withProxyChild(_ body: (ProxyChild, ImageServer) async throws -> Void) async throws {
+    try await withProxyProcess { proxy, origin, _ in try await body(proxy, origin) }
+}
+
+/// ``withProxyChild(_:)`` with `environment` added to the proxy's, and its process at hand.
+func withProxyProcess(environment: [String: String] = [:], _ body: (ProxyChild, ImageServer, Process) async throws -> Void) async throws {
     let tool = try MagpieTool.locate()
     defer { tool.cleanUp() }
     let origin = try await ImageServer.start()
-    let (process, output) = try tool.start([
-        "proxy", "--port", "0", "--allow-unsigned", "--allow-addresses", "loopback", "--no-disk-cache", "--log-level", "warning",
-    ])
+    let (process, output) = try tool.start(
+        ["proxy", "--port", "0", "--allow-unsigned", "--allow-addresses", "loopback", "--no-disk-cache", "--log-level", "warning"],
+        environment: environment)
     defer { if process.isRunning { process.terminate() } }
     let port = try await MagpieTool.listeningPort(in: output)
     // A connection a request, as 64 browsers would open them.
@@ -143,7 +148,7 @@ func withProxyChild(_ body: (ProxyChild, ImageServer) async throws -> Void) asyn
     configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 128)
     let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     do {
-        try await body(ProxyChild(port: port, pid: process.processIdentifier, client: client), origin)
+        try await body(ProxyChild(port: port, pid: process.processIdentifier, client: client), origin, process)
     } catch {
         try? await client.shutdown()
         await origin.shutdown()

@@ -1,0 +1,46 @@
+import Magpie
+import Tracing
+
+/// The span of one proxy request, under which every stage's span nests: the server span of a
+/// trace that an incoming W3C `traceparent` continues, or a child of the span a surrounding
+/// application (Hummingbird's `TracingMiddleware`, say) has already opened for the request.
+/// With no tracer bootstrapped it is a no-op span and nothing is read from the headers.
+enum RequestSpan {
+    /// Opens the request's span when the request arrives.
+    static func start(for request: ProxyRequest) -> any Span {
+        let tracer = InstrumentationSystem.tracer
+        let span: any Span
+        if let surrounding = ServiceContext.current {
+            span = tracer.startSpan("GET", context: surrounding, ofKind: .internal)
+        } else {
+            var context = ServiceContext.topLevel
+            InstrumentationSystem.instrument.extract(request.headers, into: &context, using: LowercasedHeaderExtractor())
+            span = tracer.startSpan("GET", context: context, ofKind: .server)
+        }
+        if span.isRecording {
+            span.attributes["http.request.method"] = "GET"
+            span.attributes["url.path"] = String(request.path.prefix(while: { $0 != "?" }))
+            span.attributes["magpie.request.id"] = request.id
+        }
+        return span
+    }
+
+    /// Closes the span with what was answered: the status, the cache that held the result, and
+    /// an error status for a failure on the proxy's side (5xx; a client's 4xx is not the
+    /// server's error, as OpenTelemetry's HTTP conventions have it).
+    static func end(_ span: any Span, status: Int, cache: String?, reason: @autoclosure () -> String) {
+        if span.isRecording {
+            span.attributes["http.response.status_code"] = status
+            if let cache { span.attributes["magpie.answered.from"] = cache }
+            if status >= 500 { span.setStatus(SpanStatus(code: .error, message: reason())) }
+        }
+        span.end()
+    }
+}
+
+/// Reads propagated context from ``ProxyRequest/headers``, whose names are lower-cased.
+private struct LowercasedHeaderExtractor: Extractor {
+    func extract(key: String, from carrier: [String: String]) -> String? {
+        carrier[key.lowercased()]
+    }
+}

@@ -1,0 +1,220 @@
+import AsyncHTTPClient
+import Foundation
+import Magpie
+import MagpieOrigin
+import MagpieTesting
+import NIOCore
+import NIOHTTP1
+import Testing
+
+/// Issue 36's acceptance: `magpie proxy` exporting its traces over OTLP/HTTP to a receiver on
+/// loopback (Tests/Reference/otlp_receiver.py) that decodes them with OpenTelemetry's own
+/// protocol definitions, so what is checked is what a collector would receive.
+@Suite("magpie proxy's OpenTelemetry traces")
+struct OpenTelemetryCommandTests {
+    /// A span as the receiver wrote it.
+    struct ExportedSpan: Decodable {
+        struct Link: Decodable { let trace_id: String, span_id: String }
+        let name: String
+        let trace_id: String
+        let span_id: String
+        let parent_span_id: String
+        let kind: String
+        let attributes: [String: JSONValue]
+        let links: [Link]
+        let status: String
+        let resource: [String: JSONValue]
+    }
+
+    enum JSONValue: Decodable, Equatable {
+        case string(String), number(Double), bool(Bool), other
+        init(from decoder: any Decoder) throws {
+            let value = try decoder.singleValueContainer()
+            if let text = try? value.decode(String.self) {
+                self = .string(text)
+            } else if let number = try? value.decode(Double.self) {
+                self = .number(number)
+            } else if let bool = try? value.decode(Bool.self) {
+                self = .bool(bool)
+            } else {
+                self = .other
+            }
+        }
+        /// OTLP's JSON mapping writes 64-bit integers as strings.
+        var integer: Int? {
+            switch self {
+            case .string(let text): Int(text)
+            case .number(let number): Int(number)
+            default: nil
+            }
+        }
+    }
+
+    static let receiverScript = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Reference/otlp_receiver.py")
+
+    /// A proxy exporting to a fresh receiver, and a loopback origin.
+    struct Setup {
+        let proxy: ProxyChild
+        let origin: ImageServer
+        let spansFile: URL
+
+        /// Every span received so far.
+        var spans: [ExportedSpan] {
+            let text = (try? String(contentsOf: spansFile, encoding: .utf8)) ?? ""
+            return text.split(separator: "\n").compactMap { try? JSONDecoder().decode(ExportedSpan.self, from: Data($0.utf8)) }
+        }
+
+        /// Waits for the spans `until` accepts (the exporter sends in batches, every 100 ms here).
+        func spans(until done: ([ExportedSpan]) -> Bool) async throws -> [ExportedSpan] {
+            var latest: [ExportedSpan] = []
+            try await waitUntil(timeout: .seconds(30)) {
+                latest = spans
+                return done(latest)
+            }
+            return latest
+        }
+
+        func path(_ originPath: String, _ options: String = "rs:fill:64:64") -> String {
+            let source = origin.url(originPath).absoluteString.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            return "/unsafe/\(options)/plain/\(source)"
+        }
+
+        func get(_ path: String, headers: [(String, String)] = []) async throws -> Int {
+            var request = HTTPClientRequest(url: "http://127.0.0.1:\(proxy.port)\(path)")
+            for (name, value) in headers { request.headers.add(name: name, value: value) }
+            let response = try await proxy.client.execute(request, timeout: .seconds(60))
+            _ = try await response.body.collect(upTo: 16 << 20)
+            return Int(response.status.code)
+        }
+    }
+
+    static func withExportingProxy(environment extra: [String: String] = [:], _ body: (Setup, Process) async throws -> Void) async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("magpie-otlp-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let spansFile = folder.appendingPathComponent("spans.jsonl")
+        let (receiverPort, receiver) = try await LoopbackPort.retryingIfTaken { port in
+            try await DaemonProcess(
+                executable: "python3", arguments: [receiverScript.path, "\(port)", spansFile.path], port: port,
+                outputFile: folder.appendingPathComponent("receiver.log"))
+        }
+        defer { receiver.stop() }
+        let environment = [
+            "IMGPROXY_OPEN_TELEMETRY_ENABLE": "true", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:\(receiverPort)",
+            "OTEL_SERVICE_NAME": "magpie-under-test", "OTEL_BSP_SCHEDULE_DELAY": "100",
+        ].merging(extra) { $1 }
+        try await withProxyProcess(environment: environment) { proxy, origin, process in
+            try await body(Setup(proxy: proxy, origin: origin, spansFile: spansFile), process)
+        }
+    }
+
+    static func span(_ name: String, of trace: String, in spans: [ExportedSpan]) throws -> ExportedSpan {
+        try #require(spans.first { $0.name == name && $0.trace_id == trace && $0.attributes["magpie.joined"] == nil }, "no \(name) span")
+    }
+
+    /// A cold request continuing the client's trace: the server span under the client's, the
+    /// stages below it in the order they wait for each other, with what an operator filters
+    /// on; the replica named on the resource; the origin asked with the same trace.
+    @Test func aColdRequestsStagesNestUnderTheClientsTrace() async throws {
+        try await Self.withExportingProxy { setup, _ in
+            setup.origin.serve("/a.jpg", .image(try TestImages.texture(width: 320, height: 240, format: .jpeg)))
+            let clientTrace = "4bf92f3577b34da6a3ce929d0e0e4736", clientSpan = "00f067aa0ba902b7"
+            let status = try await setup.get(setup.path("/a.jpg"), headers: [("traceparent", "00-\(clientTrace)-\(clientSpan)-01")])
+            #expect(status == 200)
+            let spans = try await setup.spans { spans in spans.contains { $0.trace_id == clientTrace && $0.kind == "SPAN_KIND_SERVER" } }
+            let server = try #require(spans.first { $0.trace_id == clientTrace && $0.kind == "SPAN_KIND_SERVER" })
+            #expect(server.parent_span_id == clientSpan, "the client's span is the server span's parent")
+            #expect(server.attributes["http.response.status_code"]?.integer == 200)
+            #expect(server.resource["service.name"] == .string("magpie-under-test"))
+            #expect(server.resource["host.name"] != nil && server.resource["service.instance.id"] != nil, "the replica is named")
+
+            // The proxy's results are encoded from the processed image (no memory-cache load).
+            let (encode, process, decode, fetch) = (
+                try Self.span("magpie.encode", of: clientTrace, in: spans), try Self.span("magpie.process", of: clientTrace, in: spans),
+                try Self.span("magpie.decode", of: clientTrace, in: spans), try Self.span("magpie.fetch", of: clientTrace, in: spans)
+            )
+            #expect(spans.filter { $0.trace_id == clientTrace }.count == 5, "\(spans.filter { $0.trace_id == clientTrace }.map(\.name))")
+            #expect(encode.parent_span_id == server.span_id)
+            #expect(process.parent_span_id == encode.span_id)
+            #expect(decode.parent_span_id == process.span_id)
+            #expect(fetch.parent_span_id == decode.span_id)
+            #expect(fetch.attributes["magpie.source.host"] == .string("127.0.0.1"))
+            #expect(fetch.attributes["magpie.answered.from"] == .string("network"))
+            // Decoded shrunk on load (JPEG's DCT scaling) toward the 64 px asked, never below it.
+            #expect((64...320).contains(decode.attributes["magpie.image.width"]?.integer ?? 0))
+            #expect(encode.attributes["magpie.image.format"] != nil)
+
+            let sent = try #require(setup.origin.statistics(for: "/a.jpg").lastRequestHeaders["traceparent"], "the fetch carries the trace on")
+            let parts = sent.split(separator: "-")
+            #expect(parts.count == 4 && parts[1] == clientTrace, "\(sent)")
+            #expect(parts.count == 4 && parts[2] == fetch.span_id, "the origin's parent is the fetch span")
+        }
+    }
+
+    /// Two identical requests at once: the second joins the first's work, and its trace has a
+    /// span linked to the work's span in the first's trace.
+    @Test func aJoiningRequestLinksToTheWorkItJoined() async throws {
+        try await Self.withExportingProxy { setup, _ in
+            let gate = Gate()
+            setup.origin.serve("/b.jpg", .image(try TestImages.texture(width: 320, height: 240, format: .jpeg), gate: gate))
+            let path = setup.path("/b.jpg")
+            async let first = setup.get(path, headers: [("traceparent", "00-11111111111111111111111111111111-1111111111111111-01")])
+            try await waitUntil { setup.origin.statistics(for: "/b.jpg").requests == 1 }
+            async let second = setup.get(path, headers: [("traceparent", "00-22222222222222222222222222222222-2222222222222222-01")])
+            // The second is in when its server span's child, the joined encode, has ended; the
+            // work cannot end before the gate opens.
+            _ = try await setup.spans { spans in spans.contains { $0.trace_id == "2" * 32 && $0.attributes["magpie.joined"] != nil } }
+            gate.open()
+            #expect(try await [first, second] == [200, 200])
+            let spans = try await setup.spans { spans in spans.contains { $0.trace_id == "1" * 32 && $0.name == "magpie.encode" } }
+            let work = try Self.span("magpie.encode", of: "1" * 32, in: spans)
+            let joined = try #require(spans.first { $0.trace_id == "2" * 32 && $0.attributes["magpie.joined"] != nil })
+            #expect(joined.name == "magpie.encode")
+            #expect(joined.links.map(\.span_id) == [work.span_id] && joined.links.map(\.trace_id) == [work.trace_id])
+            #expect(setup.origin.statistics(for: "/b.jpg").requests == 1, "the work ran once")
+        }
+    }
+
+    /// A source that fails: its error is recorded on the fetch span, and the request's own
+    /// span says what was answered.
+    @Test func aFailingSourceRecordsItsError() async throws {
+        try await Self.withExportingProxy { setup, _ in
+            setup.origin.serve("/gone.jpg", .status(404))
+            let trace = "33333333333333333333333333333333"
+            let status = try await setup.get(setup.path("/gone.jpg"), headers: [("traceparent", "00-\(trace)-3333333333333333-01")])
+            #expect(status == 404)
+            let spans = try await setup.spans { spans in spans.contains { $0.trace_id == trace && $0.kind == "SPAN_KIND_SERVER" } }
+            let fetch = try Self.span("magpie.fetch", of: trace, in: spans)
+            #expect(fetch.status == "STATUS_CODE_ERROR")
+            let server = try #require(spans.first { $0.trace_id == trace && $0.kind == "SPAN_KIND_SERVER" })
+            #expect(server.attributes["http.response.status_code"]?.integer == 404)
+        }
+    }
+
+    /// Settings the exporter cannot honour stop the proxy at start, saying which and why.
+    @Test(arguments: [
+        (["IMGPROXY_OPEN_TELEMETRY_ENABLE": "yes"], "IMGPROXY_OPEN_TELEMETRY_ENABLE is true or false"),
+        (["IMGPROXY_OPEN_TELEMETRY_ENABLE": "true", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"], "OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf"),
+    ])
+    func unusableSettingsStopTheProxy(environment: [String: String], message: String) async throws {
+        let tool = try MagpieTool.locate()
+        defer { tool.cleanUp() }
+        let result = try await tool.run(["proxy", "--port", "0", "--allow-unsigned"], environment: environment, limit: .seconds(60))
+        #expect(result.status != 0)
+        #expect(result.standardError.contains(message), "\(result.standardError)")
+    }
+
+    /// With sampling off nothing is exported, even what is left when the proxy stops.
+    @Test func withSamplingOffNothingIsExported() async throws {
+        try await Self.withExportingProxy(environment: ["OTEL_TRACES_SAMPLER": "always_off"]) { setup, process in
+            setup.origin.serve("/c.jpg", .image(try TestImages.texture(width: 320, height: 240, format: .jpeg)))
+            for index in 0..<5 { #expect(try await setup.get(setup.path("/c.jpg", "rs:fill:\(64 + index):64")) == 200) }
+            process.terminate()
+            _ = await MagpieTool.waitForExit(process)
+            #expect(setup.spans.isEmpty)
+        }
+    }
+}
+
+private func * (text: String, count: Int) -> String { String(repeating: text, count: count) }
