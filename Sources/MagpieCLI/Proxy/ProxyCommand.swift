@@ -90,8 +90,11 @@ struct ProxyCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Largest source in megapixels (IMGPROXY_MAX_SRC_RESOLUTION; default 50).", valueName: "MP"))
     var maxSourceMP: Int?
 
-    @Option(help: ArgumentHelp("Lowest level logged on standard error: info logs a line per request; warning and error log failures only.", valueName: "level"))
-    var logLevel = "info"
+    @Option(
+        help: ArgumentHelp(
+            "Lowest level logged on standard error: info logs a line per request; warning and error log failures only (IMGPROXY_LOG_LEVEL; default info). IMGPROXY_LOG_FORMAT chooses pretty, structured (logfmt), json or gcp.",
+            valueName: "level"))
+    var logLevel: String?
 
     @OptionGroup var connection: ConnectionOptions
 
@@ -104,7 +107,7 @@ struct ProxyCommand: AsyncParsableCommand {
         if let slots, slots < 1 { throw ValidationError("--slots must be at least 1.") }
         if let signatureSize, !(1...32).contains(signatureSize) { throw ValidationError("--signature-size must be between 1 and 32.") }
         if let quality, !(1...100).contains(quality) { throw ValidationError("--quality must be between 1 and 100.") }
-        guard Logger.Level(rawValue: logLevel) != nil else {
+        if let logLevel, Logger.Level(rawValue: logLevel) == nil {
             throw ValidationError("--log-level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")).")
         }
     }
@@ -115,14 +118,16 @@ struct ProxyCommand: AsyncParsableCommand {
         let telemetry: ProxyTelemetry?
         do {
             let settings = try await readSettings(environment: environment)
-            // Before the pipeline exists: its clients and stages find the tracer bootstrapped.
             telemetry = try ProxyTelemetry.settings(settings, environment: environment)
+            // Before any logger is made: a logger keeps the handler of its making.
+            try ProxyLogFormat(settings).bootstrap(metadataProvider: telemetry?.logMetadataProvider)
             configuration = try makeConfiguration(settings, environment: environment)
         } catch let error as ValidationError {
             throw error
         } catch {
             throw ValidationError("\(error)")
         }
+        // Before the pipeline exists: its stages find the tracer bootstrapped.
         let exporter = try telemetry.map { try $0.start(environment: environment) }
         let proxy: ImageProxy
         do {
@@ -186,9 +191,21 @@ struct ProxyCommand: AsyncParsableCommand {
         }
         try connection.apply(to: &configuration.pipeline, environment: environment)
         var logger = Logger(label: "magpie.proxy")
-        logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
+        logger.logLevel = try logLevel.flatMap(Logger.Level.init(rawValue:)) ?? Self.logLevel(settings) ?? .info
         configuration.logger = logger
         return configuration
+    }
+
+    /// `MAGPIE_LOG_LEVEL`, or imgproxy's `IMGPROXY_LOG_LEVEL` with its `warn`.
+    private static func logLevel(_ settings: ConfigReader) throws -> Logger.Level? {
+        for (name, key) in [("MAGPIE_LOG_LEVEL", "magpie.log.level"), ("IMGPROXY_LOG_LEVEL", "imgproxy.log.level")] {
+            guard let text = settings.string(forKey: ConfigKey(key))?.lowercased(), !text.isEmpty else { continue }
+            guard let level = text == "warn" ? .warning : Logger.Level(rawValue: text) else {
+                throw ValidationError("\(name) is one of debug, info, warn, error; '\(text)' is not.")
+            }
+            return level
+        }
+        return nil
     }
 
     private func signingPairs() throws -> [SigningKey] {

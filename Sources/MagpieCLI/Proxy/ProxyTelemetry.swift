@@ -51,9 +51,17 @@ struct ProxyTelemetry {
         return telemetry
     }
 
-    /// Bootstraps the process's tracer and, with it, the trace and span ids in every log line;
-    /// the returned service exports what is recorded and must run beside the server (it sends
-    /// what is left when the server has stopped).
+    /// What puts the current trace and span ids in every log record.
+    var logMetadataProvider: Logger.MetadataProvider? {
+        #if OpenTelemetry
+        OTel.makeLoggingMetadataProvider()
+        #else
+        nil
+        #endif
+    }
+
+    /// Bootstraps the process's tracer; the returned service exports what is recorded and must
+    /// run beside the server (it sends what is left when the server has stopped).
     func start(environment: [String: String]) throws -> any Service {
         #if OpenTelemetry
         var configuration = OTel.Configuration.default
@@ -68,9 +76,7 @@ struct ProxyTelemetry {
         configuration.resourceAttributes["service.version"] = MagpieVersion.current
         configuration.resourceAttributes["host.name"] = ProcessInfo.processInfo.hostName
         configuration.resourceAttributes["service.instance.id"] = "\(ProcessInfo.processInfo.hostName):\(ProcessInfo.processInfo.processIdentifier)"
-        let exporter = try OTel.bootstrap(configuration: configuration, environment: environment)
-        LoggingSystem.bootstrap(StreamLogHandler.standardError, metadataProvider: OTel.makeLoggingMetadataProvider())
-        return exporter
+        return try OTel.bootstrap(configuration: configuration, environment: environment)
         #else
         throw ValidationError("this build of magpie has no OpenTelemetry exporter (it was built without the OpenTelemetry trait).")
         #endif

@@ -21,7 +21,6 @@ struct AnswerRecorder: Sendable {
         // Browsers take the proxy's Content-Type as it is, never guessing from the bytes.
         answered.headers.append(("X-Content-Type-Options", "nosniff"))
         metrics.finished(status: answered.status, total: total, timings: timings)
-        RequestSpan.end(span, status: answered.status, cache: cache, reason: Self.reason(answered))
         var metadata: Logger.Metadata = [
             "id": "\(request.id)", "path": "\(request.path)", "status": "\(answered.status)", "bytes": "\(answered.body.count)",
             "ms": "\(StageTimings.milliseconds(total))", "cache": "\(cache ?? "miss")",
@@ -32,7 +31,13 @@ struct AnswerRecorder: Sendable {
         // A failure on the proxy's side of the exchange (a store that refused, an origin down)
         // is the operator's to fix: the log says why, as the answer does.
         if answered.status >= 500, case let reason = Self.reason(answered), !reason.isEmpty { metadata["error"] = "\(reason)" }
-        logger.info("request", metadata: metadata)
+        // In the request's span, so that a log handler's metadata provider names its trace.
+        if span.isRecording {
+            ServiceContext.$current.withValue(span.context) { logger.info("request", metadata: metadata) }
+        } else {
+            logger.info("request", metadata: metadata)
+        }
+        RequestSpan.end(span, status: answered.status, cache: cache, reason: Self.reason(answered))
         return answered
     }
 

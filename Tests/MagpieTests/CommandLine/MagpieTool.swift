@@ -61,13 +61,19 @@ struct MagpieTool {
             standardError: String(decoding: try Data(contentsOf: errorFile), as: UTF8.self))
     }
 
-    /// Starts `magpie arguments…` without waiting, for long-running commands such as `serve`.
-    func start(_ arguments: [String], environment: [String: String] = [:]) throws -> (process: Process, output: URL) {
+    /// Starts `magpie arguments…` without waiting, for long-running commands such as `serve`;
+    /// its standard error goes to `errorOutput`, or nowhere.
+    func start(_ arguments: [String], environment: [String: String] = [:], errorOutput: URL? = nil) throws -> (process: Process, output: URL) {
         let output = home.appendingPathComponent("stdout-\(UUID().uuidString)")
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         let process = makeProcess(arguments, environment: environment)
         process.standardOutput = try FileHandle(forWritingTo: output)
-        process.standardError = FileHandle.nullDevice
+        if let errorOutput {
+            _ = FileManager.default.createFile(atPath: errorOutput.path, contents: nil)
+            process.standardError = try FileHandle(forWritingTo: errorOutput)
+        } else {
+            process.standardError = FileHandle.nullDevice
+        }
         try process.run()
         try Tether.bind(process)
         return (process, output)

@@ -58,6 +58,8 @@ struct OpenTelemetryCommandTests {
         let proxy: ProxyChild
         let origin: ImageServer
         let spansFile: URL
+        /// The proxy's standard error: its log.
+        let logFile: URL
 
         /// Every span received so far.
         var spans: [ExportedSpan] {
@@ -102,10 +104,11 @@ struct OpenTelemetryCommandTests {
         defer { receiver.stop() }
         let environment = [
             "IMGPROXY_OPEN_TELEMETRY_ENABLE": "true", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:\(receiverPort)",
-            "OTEL_SERVICE_NAME": "magpie-under-test", "OTEL_BSP_SCHEDULE_DELAY": "100",
+            "OTEL_SERVICE_NAME": "magpie-under-test", "OTEL_BSP_SCHEDULE_DELAY": "100", "MAGPIE_LOG_LEVEL": "warning",
         ].merging(extra) { $1 }
-        try await withProxyProcess(environment: environment) { proxy, origin, process in
-            try await body(Setup(proxy: proxy, origin: origin, spansFile: spansFile), process)
+        let logFile = folder.appendingPathComponent("proxy.log")
+        try await withProxyProcess(environment: environment, errorOutput: logFile) { proxy, origin, process in
+            try await body(Setup(proxy: proxy, origin: origin, spansFile: spansFile, logFile: logFile), process)
         }
     }
 
@@ -203,6 +206,33 @@ struct OpenTelemetryCommandTests {
         let result = try await tool.run(["proxy", "--port", "0", "--allow-unsigned"], environment: environment, limit: .seconds(60))
         #expect(result.status != 0)
         #expect(result.standardError.contains(message), "\(result.standardError)")
+    }
+
+    /// The access log in imgproxy's formats, each line naming the trace of its request.
+    @Test(arguments: ["json", "structured"])
+    func logLinesCarryTheirTrace(format: String) async throws {
+        try await Self.withExportingProxy(environment: ["IMGPROXY_LOG_FORMAT": format, "MAGPIE_LOG_LEVEL": "", "IMGPROXY_LOG_LEVEL": "info"]) { setup, process in
+            setup.origin.serve("/d.jpg", .image(try TestImages.texture(width: 320, height: 240, format: .jpeg)))
+            let trace = "44444444444444444444444444444444"
+            #expect(try await setup.get(setup.path("/d.jpg"), headers: [("traceparent", "00-\(trace)-4444444444444444-01")]) == 200)
+            process.terminate()
+            _ = await MagpieTool.waitForExit(process)
+            let lines = try String(contentsOf: setup.logFile, encoding: .utf8).split(separator: "\n").map(String.init)
+            let access = try #require(lines.first { $0.contains("request") && $0.contains("d%2Ejpg") }, "\(lines)")
+            let fields: [String: String]
+            if format == "json" {
+                fields = try #require(try JSONSerialization.jsonObject(with: Data(access.utf8)) as? [String: String], "\(access)")
+            } else {
+                fields = Dictionary(access.split(separator: " ").compactMap { pair in
+                    pair.firstIndex(of: "=").map { (String(pair[..<$0]), String(pair[pair.index(after: $0)...])) }
+                }) { first, _ in first }
+            }
+            #expect(fields["msg"] == "request")
+            #expect(fields["level"] == "info")
+            #expect(fields["status"] == "200")
+            #expect(fields["trace_id"] == trace, "\(access)")
+            #expect(fields["span_id"]?.count == 16, "\(access)")
+        }
     }
 
     /// With sampling off nothing is exported, even what is left when the proxy stops.

@@ -133,14 +133,17 @@ func withProxyChild(_ body: (ProxyChild, ImageServer) async throws -> Void) asyn
     try await withProxyProcess { proxy, origin, _ in try await body(proxy, origin) }
 }
 
-/// ``withProxyChild(_:)`` with `environment` added to the proxy's, and its process at hand.
-func withProxyProcess(environment: [String: String] = [:], _ body: (ProxyChild, ImageServer, Process) async throws -> Void) async throws {
+/// ``withProxyChild(_:)`` with `environment` added to the proxy's, its standard error written
+/// to `errorOutput`, and its process at hand.
+func withProxyProcess(
+    environment: [String: String] = ["MAGPIE_LOG_LEVEL": "warning"], errorOutput: URL? = nil, _ body: (ProxyChild, ImageServer, Process) async throws -> Void
+) async throws {
     let tool = try MagpieTool.locate()
     defer { tool.cleanUp() }
     let origin = try await ImageServer.start()
     let (process, output) = try tool.start(
-        ["proxy", "--port", "0", "--allow-unsigned", "--allow-addresses", "loopback", "--no-disk-cache", "--log-level", "warning"],
-        environment: environment)
+        ["proxy", "--port", "0", "--allow-unsigned", "--allow-addresses", "loopback", "--no-disk-cache"],
+        environment: environment, errorOutput: errorOutput)
     defer { if process.isRunning { process.terminate() } }
     let port = try await MagpieTool.listeningPort(in: output)
     // A connection a request, as 64 browsers would open them.
