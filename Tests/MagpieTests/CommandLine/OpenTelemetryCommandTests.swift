@@ -235,6 +235,30 @@ struct OpenTelemetryCommandTests {
         }
     }
 
+    /// The Observing the proxy article's settings as written (but the collector's address): a
+    /// request its caller traced is exported under the article's service name, logged as JSON
+    /// with its trace, and counted under imgproxy's namespaced names.
+    @Test func theArticlesSettingsTraceLogAndCount() async throws {
+        let article = DocCArticle("Sources/MagpieServer/MagpieServer.docc/ObservingTheProxy.md").settings()
+        #expect(article.count == 7 && article["OTEL_TRACES_SAMPLER"] == "parentbased_traceidratio", "\(article)")
+        var settings = article
+        settings["OTEL_EXPORTER_OTLP_ENDPOINT"] = nil  // the receiver's, set by the fixture
+        settings["MAGPIE_LOG_LEVEL"] = ""
+        try await Self.withExportingProxy(environment: settings) { setup, process in
+            setup.origin.serve("/e.jpg", .image(try TestImages.texture(width: 320, height: 240, format: .jpeg)))
+            let trace = "55555555555555555555555555555555"
+            #expect(try await setup.get(setup.path("/e.jpg"), headers: [("traceparent", "00-\(trace)-5555555555555555-01")]) == 200)
+            let spans = try await setup.spans { spans in spans.contains { $0.trace_id == trace && $0.kind == "SPAN_KIND_SERVER" } }
+            #expect(spans.first { $0.trace_id == trace }?.resource["service.name"] == .string("thumbnails"))
+            let metrics = try await setup.proxy.get(path: "/metrics").text
+            #expect(metrics.contains("\nimgproxy_requests_total 1"), "\(metrics.prefix(3000))")
+            process.terminate()
+            _ = await MagpieTool.waitForExit(process)
+            let log = try String(contentsOf: setup.logFile, encoding: .utf8)
+            #expect(log.contains("\"msg\":\"request\"") && log.contains("\"trace_id\":\"\(trace)\""), "\(log)")
+        }
+    }
+
     /// With sampling off nothing is exported, even what is left when the proxy stops.
     @Test func withSamplingOffNothingIsExported() async throws {
         try await Self.withExportingProxy(environment: ["OTEL_TRACES_SAMPLER": "always_off"]) { setup, process in

@@ -15,16 +15,9 @@ func replicaConfiguration(cacheDirectory: URL, storeURL: URL, environment: [Stri
 
 /// The article's code blocks, as the tests run them.
 enum RunningReplicasArticle {
-    static let text: String = {
-        let article = URL(filePath: #filePath).deletingLastPathComponent().appending(path: "../../../Sources/MagpieServer/MagpieServer.docc/RunningReplicas.md")
-        return (try? String(contentsOf: article.standardizedFileURL, encoding: .utf8)) ?? ""
-    }()
+    static let article = DocCArticle("Sources/MagpieServer/MagpieServer.docc/RunningReplicas.md")
 
-    /// The first fenced block of `language`.
-    static func block(_ language: String) -> String {
-        guard let start = text.range(of: "```\(language)\n"), let end = text.range(of: "\n```", range: start.upperBound..<text.endIndex) else { return "" }
-        return String(text[start.upperBound..<end.lowerBound])
-    }
+    static func block(_ language: String) -> String { article.block(language) }
 
     /// The nginx block with its servers replaced by `replicas` (ports on 127.0.0.1) and its
     /// `listen` by 127.0.0.1:`port`.
@@ -48,15 +41,7 @@ enum RunningReplicasArticle {
     }
 
     /// The `sh` block's settings, `...` replaced by `values`.
-    static func environment(_ values: [String: String]) -> [String: String] {
-        var settings: [String: String] = [:]
-        for line in block("sh").split(separator: "\n") {
-            let pair = line.split(separator: "=", maxSplits: 1).map(String.init)
-            guard pair.count == 2 else { continue }
-            settings[pair[0]] = pair[1] == "..." ? values[pair[0]] ?? "" : pair[1]
-        }
-        return settings
-    }
+    static func environment(_ values: [String: String]) -> [String: String] { article.settings(values) }
 }
 
 @Suite("Running replicas article")
