@@ -185,6 +185,7 @@ let package = Package(
             dependencies: [
                 "Magpie", "MagpieServer", "MagpieTesting", .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             path: "Benchmarks/MagpieBenchmarks",
             swiftSettings: strictSettings

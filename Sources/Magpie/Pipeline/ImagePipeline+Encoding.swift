@@ -25,13 +25,26 @@ extension ImagePipeline {
             recorder.record(.finished(.memory))
             return hit
         }
+        return try await encodedImage(for: prepare(request, encoding: encoding), onJoin: onJoin)
+    }
+
+    /// A request for encoded bytes with what is derived from it, its keys, worked out once: a
+    /// server that has looked in memory already (``cachedEncodedImage(for:)-(EncodedImageKey)``)
+    /// asks whether the work is running and then for the image with it.
+    package func prepare(_ request: ImageRequest, encoding: EncodingRequest) -> PreparedEncoding {
+        let keys = RequestKeys(request, configuration: configuration)
+        return PreparedEncoding(request: request, keys: keys, work: keys.encodeWork(encoding))
+    }
+
+    /// The encoded image of a prepared request, without looking in memory first (the caller
+    /// did; the work looks again only when it starts, for a result finished meanwhile).
+    package func encodedImage(for prepared: PreparedEncoding, onJoin: (@Sendable () -> Void)?) async throws(MagpieError) -> EncodedImage {
         do {
-            let keys = RequestKeys(request, configuration: configuration)
-            let input = StageInput(request: request, keys: keys, arrival: scheduler.arrival())
+            let input = StageInput(request: prepared.request, keys: prepared.keys, arrival: scheduler.arrival())
             try context.validate(input)
-            let (task, joined) = encodeStage.task(for: input, key: keys.encodeWork(encoding))
+            let (task, joined) = encodeStage.task(for: input, key: prepared.work)
             if joined { onJoin?() }
-            let encoded = try await task.value(priority: request.priority)
+            let encoded = try await task.value(priority: prepared.request.priority)
             recorder.record(.finished(encoded.source))
             return encoded
         } catch {
@@ -55,8 +68,22 @@ extension ImagePipeline {
     /// Whether work for exactly this request and encoding is running now, so a new request for
     /// it would join instead of starting its own.
     package func isEncoding(_ request: ImageRequest, encoding: EncodingRequest) -> Bool {
-        encodeStage.stage.isRunning(RequestKeys(request, configuration: configuration).encodeWork(encoding))
+        isEncoding(prepare(request, encoding: encoding))
     }
+
+    package func isEncoding(_ prepared: PreparedEncoding) -> Bool {
+        encodeStage.stage.isRunning(prepared.work)
+    }
+}
+
+/// A request for encoded bytes and its keys (``ImagePipeline/prepare(_:encoding:)``).
+package struct PreparedEncoding: Sendable {
+    package let request: ImageRequest
+    let keys: RequestKeys
+    let work: EncodeWorkKey
+
+    /// The result's key in the caches.
+    package var storedKey: EncodedImageKey { work.stored }
 }
 
 extension ImagePipeline.Configuration {

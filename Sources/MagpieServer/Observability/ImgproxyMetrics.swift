@@ -18,6 +18,7 @@ struct ImgproxyMetrics: Sendable {
     private let registry: PrometheusCollectorRegistry
     private let namespace: String?
     private let requests: Counter
+    private let statusCodes: [Int: Counter]
     private let errors: [ErrorType: Counter]
     private let duration: DurationHistogram
     /// imgproxy's spans: waiting for a worker, downloading, and processing (decoding,
@@ -41,6 +42,9 @@ struct ImgproxyMetrics: Sendable {
         }
         self.workers = Double(max(1, workers))
         requests = registry.makeCounter(descriptor: name("requests", "total", "Image requests received (imgproxy's name)."))
+        statusCodes = Dictionary(uniqueKeysWithValues: ProxyMetrics.usualStatuses.map { status in
+            (status, Self.statusCounter(status, registry: registry, namespace: namespace))
+        })
         errors = Dictionary(uniqueKeysWithValues: ErrorType.allCases.map { type in
             (type, registry.makeCounter(descriptor: name("errors", "total", "Failed image requests by imgproxy's error type."), labels: [("type", type.rawValue)]))
         })
@@ -71,10 +75,7 @@ struct ImgproxyMetrics: Sendable {
     func finished(status: Int, total: Duration, timings: StageTimings) {
         requestsInProgress.decrement()
         utilization.decrement(by: 100 / workers)
-        registry.makeCounter(
-            descriptor: MetricNameDescriptor(namespace: namespace, metricName: "status_codes", unitName: "total", helpText: "Answers by HTTP status (imgproxy's name)."),
-            labels: [("status", String(status))])
-            .increment()
+        (statusCodes[status] ?? Self.statusCounter(status, registry: registry, namespace: namespace)).increment()
         duration.record(total)
         let durations = timings.durations
         if let queue = durations[.queue] { queueSpan.record(queue) }
@@ -95,6 +96,12 @@ struct ImgproxyMetrics: Sendable {
         vipsMemory.set(to: Double(memory.bytes))
         vipsMaxMemory.set(to: Double(memory.highestBytes))
         vipsAllocations.set(to: Double(memory.allocations))
+    }
+
+    private static func statusCounter(_ status: Int, registry: PrometheusCollectorRegistry, namespace: String?) -> Counter {
+        registry.makeCounter(
+            descriptor: MetricNameDescriptor(namespace: namespace, metricName: "status_codes", unitName: "total", helpText: "Answers by HTTP status (imgproxy's name)."),
+            labels: [("status", String(status))])
     }
 
     /// Go's Prometheus client's default buckets, which imgproxy's histograms use.

@@ -10,6 +10,11 @@ final class ProxyMetrics: Sendable {
     private let queued: Gauge
     private let coalesced: Counter
     private let notModified: Counter
+    /// Made once: looking a labelled metric up in the registry takes a lock and builds its
+    /// labels, which a memory hit should not pay for.
+    private let requestsByStatus: [Int: Counter]
+    private let duration: DurationHistogram
+    private let stageDurations: [StageTimings.Stage: DurationHistogram]
 
     init(registry: PrometheusCollectorRegistry, namespace: String?, workers: Int) {
         self.registry = registry
@@ -18,6 +23,21 @@ final class ProxyMetrics: Sendable {
         queued = registry.makeGauge(descriptor: Self.name("queued_requests", unit: "", help: "Requests waiting for a processing slot."))
         coalesced = registry.makeCounter(descriptor: Self.name("coalesced", help: "Requests that joined identical work already running."))
         notModified = registry.makeCounter(descriptor: Self.name("not_modified", help: "Requests answered 304 from their If-None-Match."))
+        requestsByStatus = Dictionary(uniqueKeysWithValues: Self.usualStatuses.map { ($0, Self.requests(status: $0, registry: registry)) })
+        duration = registry.makeDurationHistogram(
+            descriptor: Self.name("request_duration", unit: "seconds", help: "Time to answer an image request."), buckets: Self.buckets)
+        stageDurations = Dictionary(uniqueKeysWithValues: StageTimings.Stage.allCases.map { stage in
+            (stage, registry.makeDurationHistogram(
+                descriptor: Self.name("stage_duration", unit: "seconds", help: "Time spent per stage: queue, download, decode, process, encode."),
+                labels: [("stage", stage.rawValue)], buckets: Self.buckets))
+        })
+    }
+
+    /// The statuses the proxy answers with, whose counters are made at the start.
+    static let usualStatuses = [200, 304, 400, 403, 404, 410, 413, 415, 422, 429, 500, 502, 503, 504]
+
+    private static func requests(status: Int, registry: PrometheusCollectorRegistry) -> Counter {
+        registry.makeCounter(descriptor: name("requests", help: "Image requests by response status."), labels: [("status", String(status))])
     }
 
     func started() {
@@ -28,16 +48,9 @@ final class ProxyMetrics: Sendable {
     func finished(status: Int, total: Duration, timings: StageTimings) {
         inFlight.decrement()
         imgproxy.finished(status: status, total: total, timings: timings)
-        registry.makeCounter(descriptor: Self.name("requests", help: "Image requests by response status."), labels: [("status", String(status))])
-            .increment()
-        registry.makeDurationHistogram(descriptor: Self.name("request_duration", unit: "seconds", help: "Time to answer an image request."), buckets: Self.buckets)
-            .record(total)
-        for (stage, duration) in timings.durations {
-            registry.makeDurationHistogram(
-                descriptor: Self.name("stage_duration", unit: "seconds", help: "Time spent per stage: queue, download, decode, process, encode."),
-                labels: [("stage", stage.rawValue)], buckets: Self.buckets
-            ).record(duration)
-        }
+        (requestsByStatus[status] ?? Self.requests(status: status, registry: registry)).increment()
+        duration.record(total)
+        for (stage, spent) in timings.durations { stageDurations[stage]?.record(spent) }
         if status == 304 { notModified.increment() }
     }
 

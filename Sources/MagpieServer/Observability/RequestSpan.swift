@@ -1,20 +1,22 @@
 import Magpie
-import Tracing
+package import Tracing
 
 /// The span of one proxy request, under which every stage's span nests: the server span of a
 /// trace that an incoming W3C `traceparent` continues, or a child of the span a surrounding
 /// application (Hummingbird's `TracingMiddleware`, say) has already opened for the request.
 /// With no tracer bootstrapped it is a no-op span and nothing is read from the headers.
-enum RequestSpan {
+package enum RequestSpan {
     /// Opens the request's span when the request arrives.
-    static func start(for request: ProxyRequest) -> any Span {
+    package static func start(for request: ProxyRequest) -> any Span {
+        // Off (the default), nothing is read or extracted: this runs for every memory hit.
+        if InstrumentationSystem.isOff { return NoOpTracer.NoOpSpan(context: .topLevel) }
         let tracer = InstrumentationSystem.tracer
         let span: any Span
         if let surrounding = ServiceContext.current {
             span = tracer.startSpan("GET", context: surrounding, ofKind: .internal)
         } else {
             var context = ServiceContext.topLevel
-            InstrumentationSystem.instrument.extract(request.headers, into: &context, using: LowercasedHeaderExtractor())
+            tracer.extract(request.headers, into: &context, using: LowercasedHeaderExtractor())
             span = tracer.startSpan("GET", context: context, ofKind: .server)
         }
         if span.isRecording {
@@ -28,7 +30,7 @@ enum RequestSpan {
     /// Closes the span with what was answered: the status, the cache that held the result, and
     /// an error status for a failure on the proxy's side (5xx; a client's 4xx is not the
     /// server's error, as OpenTelemetry's HTTP conventions have it).
-    static func end(_ span: any Span, status: Int, cache: String?, reason: @autoclosure () -> String) {
+    package static func end(_ span: any Span, status: Int, cache: String?, reason: @autoclosure () -> String) {
         if span.isRecording {
             span.attributes["http.response.status_code"] = status
             if let cache { span.attributes["magpie.answered.from"] = cache }

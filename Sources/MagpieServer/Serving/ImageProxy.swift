@@ -232,7 +232,9 @@ public final class ImageProxy: Sendable {
         do {
             // Everything below is the request's cost (fetches, decodes, marks, hashes): it is
             // admitted first. Only a request joining an image already being made takes no slot.
-            let joins = work.servesImage && pipeline.isEncoding(work.request, encoding: work.encoding)
+            // The request's keys, derived once; a mark or frame fetched below changes the request.
+            var prepared = pipeline.prepare(work.request, encoding: work.encoding)
+            let joins = work.servesImage && pipeline.isEncoding(prepared)
             if !joins {
                 let queued = ContinuousClock.now
                 guard case .admitted = try await admission.enter() else {
@@ -311,9 +313,13 @@ public final class ImageProxy: Sendable {
                 case .failure(let error): return (failure(work.grammar.status(forMark: error), "the frame: \(error.description)"), timings, nil)
                 }
             }
-            if work.pendingMark != nil || work.pendingFrame != nil { work.request = plan.imageRequest(for: work.request.url, mark: mark) }
+            if work.pendingMark != nil || work.pendingFrame != nil {
+                work.request = plan.imageRequest(for: work.request.url, mark: mark)
+                prepared = pipeline.prepare(work.request, encoding: work.encoding)
+            }
             let metrics = self.metrics
-            let encoded = try await pipeline.encodedImage(for: work.request, encoding: work.encoding) { metrics.joined() }
+            // Memory was looked in when the request was read (``lookInMemory``).
+            let encoded = try await pipeline.encodedImage(for: prepared, onJoin: { metrics.joined() })
             if let cache = encoded.cache { metrics.cacheHit(cache) } else { metrics.cacheMiss() }
             timings.merge(encoded.timings)
             return (success(encoded, work: work, request: request), timings, encoded.cache?.rawValue)
