@@ -37,8 +37,10 @@ public enum Libvips {
         public var allocations: Int
     }
 
-    /// What libvips holds now; zeros before it has started.
+    /// What libvips holds now. Starts libvips if it has not started yet (its accounting is
+    /// set up then); zeros if it cannot start.
     public static var memory: Memory {
+        guard (try? VipsRuntime.start()) != nil else { return Memory(bytes: 0, highestBytes: 0, allocations: 0) }
         var (current, highest, allocations) = (0, 0, Int32(0))
         magpie_vips_tracked_memory(&current, &highest, &allocations)
         return Memory(bytes: current, highestBytes: highest, allocations: Int(allocations))

@@ -4,7 +4,8 @@ import Magpie
 import Tracing
 
 /// What every answer gets on its way out, whatever answered it: `Server-Timing`, the request
-/// id, `nosniff`, the metrics, the end of the request's span and one log line. The proxy's answering knows none of these.
+/// id, `nosniff`, the metrics, one log line and the end of the request's span. The proxy's
+/// answering knows none of these.
 struct AnswerRecorder: Sendable {
     /// A response with the stage times it took and the cache that held it, if one did.
     typealias Answer = (response: ProxyResponse, timings: StageTimings, cache: String?)

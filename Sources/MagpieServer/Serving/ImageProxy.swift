@@ -160,9 +160,12 @@ public final class ImageProxy: Sendable {
 
     /// Answers a pending request within the request timeout.
     func answer(_ pending: PendingRequest) async -> ProxyResponse {
-        let answer = await ServiceContext.$current.withValue(pending.span.context) {
-            await answerWithinTimeout(pending.work, pending.request)
-        }
+        // The stages' spans nest under the request's; with tracing off the context is left as
+        // the caller's.
+        let answer =
+            pending.span.isRecording
+            ? await ServiceContext.$current.withValue(pending.span.context) { await answerWithinTimeout(pending.work, pending.request) }
+            : await answerWithinTimeout(pending.work, pending.request)
         return recorder.recorded(answer, request: pending.request, started: pending.started, span: pending.span)
     }
 

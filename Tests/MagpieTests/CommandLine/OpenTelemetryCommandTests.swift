@@ -9,8 +9,10 @@ import Testing
 
 /// Issue 36's acceptance: `magpie proxy` exporting its traces over OTLP/HTTP to a receiver on
 /// loopback (Tests/Reference/otlp_receiver.py) that decodes them with OpenTelemetry's own
-/// protocol definitions, so what is checked is what a collector would receive.
-@Suite("magpie proxy's OpenTelemetry traces")
+/// protocol definitions, so what is checked is what a collector would receive. One test at a
+/// time: each starts a proxy and a receiver, and seven at once beside the other command suites
+/// slowed the attack probes' text rendering past their 5 s bound (CI rehearsal).
+@Suite("magpie proxy's OpenTelemetry traces", .serialized)
 struct OpenTelemetryCommandTests {
     /// A span as the receiver wrote it.
     struct ExportedSpan: Decodable {
