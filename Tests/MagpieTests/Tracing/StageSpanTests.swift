@@ -75,6 +75,31 @@ struct StageSpanTests {
         #expect(spans.filter { $0.operationName == "magpie.fetch" }.count == 1, "the work ran once")
     }
 
+    @Test func aLoadJoiningALoadLinksToItsWork() async throws {
+        let tracer = InMemoryTracer()
+        try await withTestFixture { fixture in
+            let gate = Gate()
+            fixture.server.serve("/c.jpg", .image(try TestImages.texture(width: 320, height: 240, format: .jpeg), gate: gate))
+            let request = ImageRequest(url: fixture.server.url("/c.jpg"), processors: [.resize(width: 64, height: 64, fit: .fill)])
+            let pipeline = fixture.pipeline
+            try await withTracer(tracer) {
+                async let first = pipeline.image(for: request)
+                try await waitUntil { fixture.server.totalRequests == 1 }
+                async let second = pipeline.image(for: request)
+                try await waitUntil { pipeline.statistics.coalesced >= 1 }
+                gate.open()
+                let (one, two) = try await (first, second)
+                #expect(one.image.width == two.image.width)
+            }
+        }
+        let spans = tracer.finishedSpans
+        let work = try Self.span("magpie.load", in: spans)
+        let joined = try #require(spans.first { $0.operationName == "magpie.load" && $0.attributes["magpie.joined"] != nil })
+        #expect(joined.traceID != work.traceID, "the joining load has its own trace")
+        #expect(joined.links.compactMap { $0.context.inMemorySpanContext?.spanID } == [work.spanContext.spanID], "linked to the work's span")
+        #expect(spans.filter { $0.operationName == "magpie.fetch" }.count == 1, "the work ran once")
+    }
+
     @Test func aFailureIsRecordedOnTheStageThatFailed() async throws {
         let tracer = InMemoryTracer()
         try await withTestFixture { fixture in
