@@ -177,7 +177,8 @@ public final class ImagePipeline: Sendable {
             try context.validate(input)
             let loaded = try await fetchStage.task(for: input).value(priority: request.priority)
             recorder.record(.finished(loaded.source))
-            return DataResponse(data: loaded.bytes, contentType: loaded.contentType, source: loaded.source, metadata: loaded.metadata)
+            return DataResponse(
+                data: loaded.bytes, contentType: loaded.contentType, source: loaded.source, metadata: loaded.metadata, timings: loaded.timings)
         } catch {
             recorder.record(error == .cancelled ? .cancelled : .failed)
             throw error

@@ -43,4 +43,6 @@ public struct DataResponse: Sendable {
     public let source: ImageSource
     /// The origin's validators (`ETag`, `Last-Modified`) and freshness, for HTTP(S) sources.
     public let metadata: HTTPMetadata?
+    /// How long the fetch waited for a download slot and took.
+    package var timings = StageTimings()
 }

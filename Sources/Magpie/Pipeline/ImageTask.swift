@@ -133,6 +133,9 @@ public final class ImageTask: Sendable, WorkDependent {
         publishPriority()
     }
 
+    /// A task's wait is its caller's to measure.
+    func waited(_ duration: Duration) {}
+
     private func publishPriority() {
         deliverPriority { state.withLockedValue { state in state.subscription.map { (state.priority, $0) } } }
     }

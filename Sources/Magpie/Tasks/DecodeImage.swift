@@ -2,7 +2,7 @@ import Foundation
 import Tracing
 
 /// An image and where the bytes it was made from came from.
-struct LoadedImage: Sendable {
+struct LoadedImage: StageOutput {
     let container: ImageContainer
     let source: ImageSource
     /// What the server said about the original bytes: their validators, and the redirects they
@@ -10,6 +10,7 @@ struct LoadedImage: Sendable {
     var metadata: HTTPMetadata?
     /// How long the stages that made it took.
     var timings = StageTimings()
+    let isFound = false
 
     var redirects: [URL] { metadata?.redirects ?? [] }
 
@@ -53,13 +54,10 @@ final class DecodeImage: Sendable {
             },
             send: { shared.send(.preview($0)) })
         defer { previews.stop() }
-        var timings = StageTimings()
-        let data = try await timings.measure(.download) { () throws(MagpieError) in
-            try await fetch.task(for: input).value(for: shared) { event in
-                switch event {
-                case .task, .preview: shared.send(event)
-                case .partialBody(let bytes): previews.offer(bytes)
-                }
+        let data = try await fetch.task(for: input).value(for: shared) { event in
+            switch event {
+            case .task, .preview: shared.send(event)
+            case .partialBody(let bytes): previews.offer(bytes)
             }
         }
         previews.stop()
@@ -67,7 +65,7 @@ final class DecodeImage: Sendable {
         do {
             image = try await context.decode(
                 data.bytes, for: input.request, thumbnail: thumbnail, resizeFirst: input.keys.decodeWork.resizeFirst,
-                layoutFirst: input.keys.decodeWork.layoutFirst, timings: &timings)
+                layoutFirst: input.keys.decodeWork.layoutFirst, clock: shared.clock)
         } catch {
             // An animation over the limits is sound, and a first-frame request can still use it.
             if case .animationTooLarge = error { throw error }
@@ -79,6 +77,6 @@ final class DecodeImage: Sendable {
         }
         // The bytes travel with the image (no copy) for requests that asked for them; the
         // last stage drops them for the others.
-        return LoadedImage(container: ImageContainer(image: image, data: data.bytes), source: data.source, metadata: data.metadata, timings: timings)
+        return LoadedImage(container: ImageContainer(image: image, data: data.bytes), source: data.source, metadata: data.metadata, timings: data.timings)
     }
 }

@@ -39,20 +39,17 @@ final class EncodeImage: Sendable {
         let image = made.container.image
         let format = key.encoding.format(for: image, source: made.container.format)
         let encoding = key.encoding
-        var timings = made.timings
         let original = made.container.data ?? [], metadata = made.metadata
         // Without the origin's validator the original is hashed, a tenth of a second for 64 MB:
         // on the decoding threads, with the encode, never on Swift's cooperative threads.
-        let (bytes, validator) = try await timings.measure(.encode) { () throws(MagpieError) in
-            try await context.decodingPool.run { () throws(MagpieError) in
-                (try encoding.encode(image, as: format), EncodedImage.validator(of: original, metadata: metadata))
-            }
+        let (bytes, validator) = try await context.decodingPool.run { () throws(MagpieError) in
+            (try encoding.encode(image, as: format), EncodedImage.validator(of: original, metadata: metadata))
         }
         var encoded = EncodedImage(
             data: bytes, format: format, source: made.source, cache: nil, sourceValidator: validator,
             sourceLastModified: made.metadata?.lastModified, sourceCacheControl: made.metadata?.cacheControl,
             encodedAt: context.configuration.wallClock())
-        encoded.timings = timings
+        encoded.timings = made.timings
         keep(encoded, key: key, redirects: made.redirects)
         return encoded
     }
@@ -92,4 +89,8 @@ final class EncodeImage: Sendable {
         context.encodedCache?.store(encoded, for: key.stored, maximumAge: maximumAge)
         return encoded
     }
+}
+
+extension EncodedImage: StageOutput {
+    var isFound: Bool { cache != nil }
 }

@@ -2,10 +2,12 @@ import Foundation
 import Tracing
 
 /// Original bytes and where they came from.
-struct LoadedData: Sendable {
+struct LoadedData: StageOutput {
     let bytes: [UInt8]
     let metadata: HTTPMetadata?
     let source: ImageSource
+    var timings = StageTimings()
+    let isFound = false
 
     var contentType: String? { metadata?.contentType }
 }
@@ -58,10 +60,12 @@ final class FetchOriginalData: Sendable {
         let scheduler = context.scheduler
         let ticket = scheduler.makeTicket(priority: shared.priority, arrival: input.arrival)
         shared.onPriorityChange { scheduler.setPriority($0, for: ticket) }
-        do {
-            try await scheduler.acquire(ticket)
-        } catch {
-            throw .cancelled
+        try await shared.clock.queue { () throws(MagpieError) in
+            do {
+                try await scheduler.acquire(ticket)
+            } catch {
+                throw .cancelled
+            }
         }
         defer { scheduler.release() }
         if Task.isCancelled { throw .cancelled }

@@ -30,7 +30,7 @@ final class LoadImage: Sendable {
         if RequestKeys.readsMemory(request), let image = context.memoryCache?[keys.image] {
             return LoadedImage(container: ImageContainer(image: image), source: .memory)
         }
-        if let variant = await storedVariant(input) {
+        if let variant = await storedVariant(input, clock: shared.clock) {
             context.memoryCache?.store(variant.image, for: keys.image)
             return LoadedImage(container: variant, source: .disk)
         }
@@ -49,7 +49,7 @@ final class LoadImage: Sendable {
 
     // MARK: - Variants on disk
 
-    private func storedVariant(_ input: StageInput) async -> ImageContainer? {
+    private func storedVariant(_ input: StageInput, clock: StageClock) async -> ImageContainer? {
         guard input.keys.keepsVariant, RequestKeys.readsDisk(input.request), !input.request.options.contains(.returnsOriginalData),
             let variant = input.keys.variant, let variants = context.variants,
             let entry = await variants.variantEntry(for: input.keys.data, variant: variant)
@@ -57,10 +57,13 @@ final class LoadImage: Sendable {
         // Made from bytes that came through a host these rules refuse: the fetch says so.
         if (try? input.keys.sources.check(redirects: entry.metadata.redirects, of: input.request.url)) == nil { return nil }
         do {
-            // The variant is the finished image: decoded whole, with no resize to follow.
-            var timings = StageTimings()
-            return ImageContainer(
-                image: try await context.decode(entry.data, for: input.request, thumbnail: nil, resizeFirst: nil, timings: &timings))
+            // The variant is the finished image: decoded whole, with no resize to follow. It is
+            // decoded inside the load stage, whose own time is no decode's: counted here.
+            let (image, took) = try await clock.measure { () throws(MagpieError) in
+                try await context.decode(entry.data, for: input.request, thumbnail: nil, resizeFirst: nil, clock: clock)
+            }
+            context.recorder.record(.decoded(took))
+            return ImageContainer(image: image)
         } catch {
             // A variant that does not decode is made again from the original; one whose decode
             // was cancelled (the pipeline shutting down) is kept.

@@ -20,13 +20,13 @@ struct PipelineContext: Sendable {
     let recorder: PipelineRecorder
     let workTracker: WorkTracker?
 
-    /// Decodes on the decoding threads and counts the decode: the one way both the decode
-    /// stage (originals) and the load stage (variants on disk) decode. The wait for the memory
-    /// budget goes to `timings` as queue time.
+    /// Decodes on the decoding threads: the one way both the decode stage (originals) and the
+    /// load stage (variants on disk) decode. The wait for the memory budget goes to `clock` as
+    /// queue time.
     func decode(
         _ bytes: [UInt8], for request: ImageRequest, thumbnail: ImageRequest.Thumbnail?, resizeFirst: ImageProcessors.Resize?,
         layoutFirst: Layout? = nil,
-        timings: inout StageTimings
+        clock: StageClock
     ) async throws(MagpieError) -> DecodedImage {
         let decoder = configuration.decoder
         var options = DecodingOptions(
@@ -42,23 +42,19 @@ struct PipelineContext: Sendable {
         let header = DecodeMemory.header(of: bytes, vectorDPI: request.vectorDPI)
         if let header { options = options.resolvingLayout(for: header) }
         let cost = header.map { DecodeMemory.estimate(bytes, options: options, header: $0) } ?? 0
-        let queued = ContinuousClock.now
-        do {
-            _ = try await decodeBudget.enter(cost: cost)
-        } catch {
-            throw .cancelled
+        let budget = decodeBudget
+        try await clock.queue { () throws(MagpieError) in
+            do {
+                _ = try await budget.enter(cost: cost)
+            } catch {
+                throw .cancelled
+            }
         }
         defer { decodeBudget.leave(cost: cost) }
-        let start = ContinuousClock.now
-        timings.add(start - queued, to: .queue)
         let prepared = options
-        let image = try await decodingPool.run { () throws(MagpieError) in
+        return try await decodingPool.run { () throws(MagpieError) in
             try decoder.decode(bytes, options: prepared)
         }
-        let took = ContinuousClock.now - start
-        timings.add(took, to: .decode)
-        recorder.record(.decoded(took))
-        return image
     }
 }
 

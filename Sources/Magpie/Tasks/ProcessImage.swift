@@ -40,15 +40,10 @@ final class ProcessImage: Sendable {
             }
         }
         previews.stop()
-        let start = ContinuousClock.now
         let image = try await context.decodingPool.run { () throws(MagpieError) in
             try Self.run(processor, on: before.container.image)
         }
-        let took = ContinuousClock.now - start
-        context.recorder.record(.processed(took))
-        var made = LoadedImage(container: before.container.replacingImage(image), source: before.source, metadata: before.metadata, timings: before.timings)
-        made.timings.add(took, to: .process)
-        return made
+        return LoadedImage(container: before.container.replacingImage(image), source: before.source, metadata: before.metadata, timings: before.timings)
     }
 
     /// Runs a processor, naming it in any failure that does not already. A processor that

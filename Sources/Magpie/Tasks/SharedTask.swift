@@ -45,6 +45,8 @@ final class SharedTask<Value: Sendable>: Sendable {
     private let state: NIOLockedValueBox<State>
     private let onEnd: @Sendable (SharedTask<Value>) -> Void
     private let workContext = NIOLockedValueBox<InstrumentationContext?>(nil)
+    /// What the work spent waiting, for its stage to take from its time.
+    let clock = StageClock()
 
     /// The trace context the work runs in (its stage's span), for requests that join it to
     /// link to; `nil` until the work has started.
@@ -253,11 +255,17 @@ protocol WorkDependent: Sendable {
     var priority: ImageRequest.Priority { get }
     /// Calls `handler` with the dependent's priority now and whenever it changes from now on.
     func followPriority(_ handler: @escaping @Sendable (ImageRequest.Priority) -> Void)
+    /// The dependent waited `duration` for the work: not its own time.
+    func waited(_ duration: Duration)
 }
 
 extension SharedTask: WorkDependent {
     func followPriority(_ handler: @escaping @Sendable (ImageRequest.Priority) -> Void) {
         onPriorityChange(handler)
+    }
+
+    func waited(_ duration: Duration) {
+        clock.waited(duration)
     }
 }
 
@@ -268,7 +276,9 @@ extension SharedTask {
     func value(
         for dependent: some WorkDependent, onEvent: @escaping @Sendable (WorkEvent) -> Void = { _ in }
     ) async throws(MagpieError) -> Value {
-        try await value(
+        let start = ContinuousClock.now
+        defer { dependent.waited(ContinuousClock.now - start) }
+        return try await value(
             priority: dependent.priority,
             registered: { subscription in dependent.followPriority { subscription.setPriority($0) } },
             onEvent: onEvent)

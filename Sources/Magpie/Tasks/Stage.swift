@@ -6,15 +6,38 @@ enum StageName: String, Sendable {
 
     /// The name of the stage's span.
     var spanName: String { "magpie." + rawValue }
+
+    /// Where the stage's own time goes in ``StageTimings``; the load stage only looks in caches
+    /// and hands on what the stages before it made.
+    var phase: StageTimings.Stage? {
+        switch self {
+        case .fetch: .download
+        case .decode: .decode
+        case .process: .process
+        case .encode: .encode
+        case .load: nil
+        }
+    }
+
+    /// What the recorder counts for one run of the stage that took `own`.
+    func fact(took own: Duration) -> PipelineRecorder.Fact? {
+        switch self {
+        case .decode: .decoded(own)
+        case .process: .processed(own)
+        case .fetch, .load, .encode: nil
+        }
+    }
 }
 
 /// What every stage of the pipeline runs through: a pool in which identical work (the same
-/// key) runs once, and the one place where a request starts that work or joins it. The work
+/// key) runs once, and the one place where a request starts that work or joins it, where the
+/// work's own time is measured (its time less what it waited for: ``StageClock``) and added to
+/// the value's ``StageTimings``, where it is counted, and where its span is made. The work
 /// runs in the stage's span, under the span of whoever started it (the stages it waits for
 /// nest below it); a request that joins running work gets a span of its own linked to the
 /// work's, so coalescing shows in a trace. Spans go to the tracer bound to the task
 /// (`withTracer`) or bootstrapped for the process; with none, they cost a no-op.
-final class Stage<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+final class Stage<Key: Hashable & Sendable, Value: StageOutput>: Sendable {
     let name: StageName
     private let pool: TaskPool<Key, Value>
     private let recorder: PipelineRecorder
@@ -44,8 +67,11 @@ final class Stage<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         for key: Key, describing description: Description = Description(), work: @escaping SharedTask<Value>.Work
     ) -> (task: SharedTask<Value>, joined: Bool) {
         let name = name
+        let recorder = recorder
         let (task, joined) = pool.task(for: key) { shared throws(MagpieError) in
-            try await Self.traced(name, description: description, shared: shared, work: work)
+            try await Self.traced(name, description: description, shared: shared) { shared throws(MagpieError) in
+                try await Self.timed(name, recorder: recorder, shared: shared, work: work)
+            }
         }
         if joined {
             recorder.record(.joinedWork)
@@ -78,6 +104,21 @@ final class Stage<Key: Hashable & Sendable, Value: Sendable>: Sendable {
             span.setStatus(SpanStatus(code: .error, message: error.description))
         }
         return try result.get()
+    }
+
+    /// Runs the work and adds its own time (less its waits) to what it made, and its queue
+    /// time; counts the run.
+    private static func timed(
+        _ name: StageName, recorder: PipelineRecorder, shared: SharedTask<Value>, work: SharedTask<Value>.Work
+    ) async throws(MagpieError) -> Value {
+        shared.clock.reset()
+        var (value, own) = try await shared.clock.measure { () throws(MagpieError) in try await work(shared) }
+        guard !value.isFound else { return value }
+        if let phase = name.phase { value.timings.add(own, to: phase) }
+        let queued = shared.clock.current.queued
+        if queued > .zero { value.timings.add(queued, to: .queue) }
+        if let fact = name.fact(took: own) { recorder.record(fact) }
+        return value
     }
 
     /// A request joined running work: a span in the request's trace, linked to the work's.

@@ -256,11 +256,11 @@ public final class ImageProxy: Sendable {
             switch work.reply {
             case .image: break
             case .info(let asked):
-                let original = try await timings.measure(.download) { () throws(MagpieError) in try await pipeline.data(for: work.request) }
+                let original = try await original(of: work.request, timings: &timings)
                 let body = try await SourceDescription.info(of: original.data, request: work.request, asked: asked, pipeline: pipeline)
                 return (description(body, work: work), timings, nil)
             case .meta(let options):
-                let original = try await timings.measure(.download) { () throws(MagpieError) in try await pipeline.data(for: work.request) }
+                let original = try await original(of: work.request, timings: &timings)
                 let source = work.request.url
                 let body = try await pipeline.runOnDecodingThreads { () throws(MagpieError) in
                     try SourceDescription.meta(of: original.data, source: source, options: options)
@@ -268,7 +268,7 @@ public final class ImageProxy: Sendable {
                 return (description(body, work: work), timings, nil)
             }
             if work.servesSourceAlways || !work.servesSourceIn.isEmpty {
-                let original = try await timings.measure(.download) { () throws(MagpieError) in try await pipeline.data(for: work.request) }
+                let original = try await original(of: work.request, timings: &timings)
                 let format = ImageFormat(sniffing: original.data)
                 if work.servesSourceAlways || work.servesSourceIn.contains(format) {
                     return (try await sourceAsItIs(original, format: format, work: work, request: request), timings, nil)
@@ -286,7 +286,7 @@ public final class ImageProxy: Sendable {
                 var asked = work.request
                 asked.headers.merge(validation.conditionsForOrigin(request.headers)) { $1 }
                 let original: DataResponse
-                switch try await timings.measure(.download, { () throws(MagpieError) in try await fetchConditionally(asked) }) {
+                switch try await fetchConditionally(asked, timings: &timings) {
                 case .original(let fetched): original = fetched
                 case .notModified(let metadata):
                     let validators = validation.validators(sourceETag: metadata.etag, sourceLastModified: metadata.lastModified, derivedTag: "")
@@ -298,7 +298,7 @@ public final class ImageProxy: Sendable {
                 }
             }
             if let limit = work.sourceByteLimit {
-                let original = try await timings.measure(.download) { () throws(MagpieError) in try await pipeline.data(for: work.request) }
+                let original = try await original(of: work.request, timings: &timings)
                 guard original.data.count <= limit else { throw MagpieError.responseTooLarge(limit: limit) }
             }
             var mark = work.readyMark, plan = work.plan
@@ -342,13 +342,25 @@ public final class ImageProxy: Sendable {
         case notModified(HTTPMetadata)
     }
 
-    private func fetchConditionally(_ request: ImageRequest) async throws(MagpieError) -> ConditionalFetch {
+    private func fetchConditionally(_ request: ImageRequest, timings: inout StageTimings) async throws(MagpieError) -> ConditionalFetch {
+        let asked = ContinuousClock.now
         do {
-            return .original(try await pipeline.data(for: request))
+            return .original(try await original(of: request, timings: &timings))
         } catch {
-            if case .notModified(_, let metadata) = error { return .notModified(metadata) }
+            // The origin's 304 ends the fetch with an error, which carries no timings.
+            if case .notModified(_, let metadata) = error {
+                timings.add(ContinuousClock.now - asked, to: .download)
+                return .notModified(metadata)
+            }
             throw error
         }
+    }
+
+    /// The request's original bytes, the fetch's time (its queue and download) added to `timings`.
+    private func original(of request: ImageRequest, timings: inout StageTimings) async throws(MagpieError) -> DataResponse {
+        let original = try await pipeline.data(for: request)
+        timings.merge(original.timings)
+        return original
     }
 
     /// The original's validator: its ETag or Last-Modified, else a digest of its bytes, taken

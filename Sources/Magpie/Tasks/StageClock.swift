@@ -1,0 +1,56 @@
+import NIOConcurrencyHelpers
+
+/// Where a stage's work spent its time not working: waiting for the stages it depends on, and
+/// queued for a slot (a download slot, the decode memory budget). ``Stage`` takes both from the
+/// work's time to get the stage's own, so no stage measures itself.
+final class StageClock: Sendable {
+    struct Spent: Sendable {
+        var waiting = Duration.zero
+        var queued = Duration.zero
+    }
+
+    private let spent = NIOLockedValueBox(Spent())
+
+    /// What this run of the work has spent so far.
+    var current: Spent { spent.withLockedValue { $0 } }
+
+    /// Forgets an earlier run's time: abandoned work that a late subscriber starts again.
+    func reset() {
+        spent.withLockedValue { $0 = Spent() }
+    }
+
+    /// The work waited `duration` for another stage's work.
+    func waited(_ duration: Duration) {
+        spent.withLockedValue { $0.waiting += duration }
+    }
+
+    /// The work waited `duration` for a slot.
+    func queued(_ duration: Duration) {
+        spent.withLockedValue { $0.queued += duration }
+    }
+
+    /// Runs `body` and says how long it worked: its time less the waits and queues it added here.
+    func measure<T>(_ body: () async throws(MagpieError) -> T) async throws(MagpieError) -> (value: T, own: Duration) {
+        let before = current
+        let start = ContinuousClock.now
+        let value = try await body()
+        let after = current
+        return (value, ContinuousClock.now - start - (after.waiting - before.waiting) - (after.queued - before.queued))
+    }
+
+    /// Waits for a slot with `acquire`, counting the time as queued.
+    func queue<T>(_ acquire: () async throws(MagpieError) -> T) async throws(MagpieError) -> T {
+        let start = ContinuousClock.now
+        defer { queued(ContinuousClock.now - start) }
+        return try await acquire()
+    }
+}
+
+/// What a stage makes: a value that carries the time each stage spent on it, for
+/// `Server-Timing` and the proxy's histograms.
+protocol StageOutput: Sendable {
+    var timings: StageTimings { get set }
+    /// Whether the work found the value in a cache instead of making it (then no stage time
+    /// is added: the time to look was not the stage's work).
+    var isFound: Bool { get }
+}
