@@ -43,12 +43,12 @@ final class S3DataStore: OriginalStoring, VariantStoring {
 
     func entry(for key: String) async -> CachedData? {
         // An original's freshness is the origin's to judge (the pipeline revalidates it).
-        await read(originalName(key), key: key, expires: false)
+        await read(originalName(key), key: key, entry: .original, expires: false)
     }
 
     func store(_ entry: CachedData) {
         // Replaced, not written once: a revalidated original comes back with new validators.
-        write(entry.data, name: originalName(entry.key), key: entry.key, metadata: entry.metadata, once: false)
+        write(entry.data, name: originalName(entry.key), key: entry.key, entry: .original, metadata: entry.metadata, once: false)
     }
 
     func removeEntry(for key: String) async {
@@ -59,11 +59,13 @@ final class S3DataStore: OriginalStoring, VariantStoring {
     // MARK: - Variants
 
     func variantEntry(for key: String, variant: String) async -> CachedData? {
-        await read(variantName(key, variant: variant), key: Self.variantKey(key, variant: variant), expires: true)
+        await read(variantName(key, variant: variant), key: Self.variantKey(key, variant: variant), entry: .variant, expires: true)
     }
 
     func storeVariant(_ bytes: [UInt8], for key: String, variant: String, metadata: HTTPMetadata) {
-        write(bytes, name: variantName(key, variant: variant), key: Self.variantKey(key, variant: variant), metadata: metadata, once: true)
+        write(
+            bytes, name: variantName(key, variant: variant), key: Self.variantKey(key, variant: variant), entry: .variant, metadata: metadata,
+            once: true)
     }
 
     func removeVariant(for key: String, variant: String) async {
@@ -71,7 +73,7 @@ final class S3DataStore: OriginalStoring, VariantStoring {
     }
 
     func removeVariants(of key: String) async {
-        guard let names = await attempt({ () throws(MagpieError) in
+        guard let names = await attempt(counting: StoreSpan.counting(recorder), { () throws(MagpieError) in
             try await objects.keys(bucket: settings.bucket, prefix: variantFolder(key), limit: 10_000)
         }) else { return }
         for name in names { await delete(name) }
@@ -109,34 +111,38 @@ final class S3DataStore: OriginalStoring, VariantStoring {
 
     // MARK: - Reads and writes
 
-    private func read(_ name: String, key: String, expires: Bool) async -> CachedData? {
-        guard let object = await attempt({ () throws(MagpieError) in
-            try await objects.get(bucket: settings.bucket, key: name, limit: settings.largestObject)
-        }) else { return nil }
-        guard let object else {
-            recorder.record(.sharedStore(.miss))
-            return nil
+    private func read(_ name: String, key: String, entry kind: StoreSpan.Entry, expires: Bool) async -> CachedData? {
+        await StoreSpan.run("magpie.shared_store.get", entry: kind, recorder: recorder) { outcomes in
+            guard let object = await attempt(counting: outcomes, { () throws(MagpieError) in
+                try await objects.get(bucket: settings.bucket, key: name, limit: settings.largestObject)
+            }) else { return nil }
+            guard let object else {
+                outcomes.record(.miss)
+                return nil
+            }
+            guard let entry = StoredObjectMetadata.entry(key: key, headers: object.headers, body: object.body) else {
+                // A torn upload, bit rot, or a hand-made object: made again, and it must be
+                // removable for the new one to be written once.
+                outcomes.record(.damaged)
+                logger.warning("removing a damaged object from the shared store", metadata: ["object": "\(name)"])
+                await delete(name)
+                return nil
+            }
+            if expires, let freshUntil = entry.metadata.freshUntil, freshUntil <= now() {
+                outcomes.record(.expired)
+                await delete(name)
+                return nil
+            }
+            outcomes.record(.hit)
+            outcomes.found(entry)
+            return entry
         }
-        guard let entry = StoredObjectMetadata.entry(key: key, headers: object.headers, body: object.body) else {
-            // A torn upload, bit rot, or a hand-made object: made again, and it must be
-            // removable for the new one to be written once.
-            recorder.record(.sharedStore(.damaged))
-            logger.warning("removing a damaged object from the shared store", metadata: ["object": "\(name)"])
-            await delete(name)
-            return nil
-        }
-        if expires, let freshUntil = entry.metadata.freshUntil, freshUntil <= now() {
-            recorder.record(.sharedStore(.expired))
-            await delete(name)
-            return nil
-        }
-        recorder.record(.sharedStore(.hit))
-        return entry
     }
 
-    private func write(_ bytes: [UInt8], name: String, key: String, metadata: HTTPMetadata, once: Bool) {
+    private func write(_ bytes: [UInt8], name: String, key: String, entry kind: StoreSpan.Entry, metadata: HTTPMetadata, once: Bool) {
+        let outcomes = StoreSpan.counting(recorder)
         guard !isPaused() else {
-            recorder.record(.sharedStore(.skipped))
+            outcomes.record(.skipped)
             return
         }
         let admitted = state.withLockedValue { state in
@@ -148,28 +154,30 @@ final class S3DataStore: OriginalStoring, VariantStoring {
             return true
         }
         guard admitted else {
-            recorder.record(.sharedStore(.dropped))
+            outcomes.record(.dropped)
             return
         }
         let (objects, bucket) = (objects, settings.bucket)
         // Hashed in the background, not on the request's way: the checksum is also the payload
-        // hash the upload is signed with.
+        // hash the upload is signed with. The task inherits the asking stage's trace context.
         Task {
             defer { writeFinished(bytes: bytes.count) }
-            let checksum = DiskEntryFormat.sha256Hex(bytes)
-            guard let fields = StoredObjectMetadata.fields(key: key, checksum: checksum, metadata: metadata) else {
-                recorder.record(.sharedStore(.dropped))
-                logger.debug("not storing an object whose metadata exceeds the store's limit", metadata: ["object": "\(name)"])
-                return
-            }
-            let outcome = await attempt { () throws(MagpieError) in
-                try await objects.put(
-                    bytes, bucket: bucket, key: name, contentType: metadata.contentType, metadata: fields, once: once, sha256: checksum)
-            }
-            switch outcome {
-            case .written?: recorder.record(.sharedStore(.written))
-            case .alreadyThere?: recorder.record(.sharedStore(.alreadyThere))
-            case nil: break
+            await StoreSpan.run("magpie.shared_store.put", entry: kind, recorder: recorder) { outcomes in
+                let checksum = DiskEntryFormat.sha256Hex(bytes)
+                guard let fields = StoredObjectMetadata.fields(key: key, checksum: checksum, metadata: metadata) else {
+                    outcomes.record(.dropped)
+                    logger.debug("not storing an object whose metadata exceeds the store's limit", metadata: ["object": "\(name)"])
+                    return
+                }
+                let outcome = await attempt(counting: outcomes) { () throws(MagpieError) in
+                    try await objects.put(
+                        bytes, bucket: bucket, key: name, contentType: metadata.contentType, metadata: fields, once: once, sha256: checksum)
+                }
+                switch outcome {
+                case .written?: outcomes.record(.written)
+                case .alreadyThere?: outcomes.record(.alreadyThere)
+                case nil: break
+                }
             }
         }
     }
@@ -186,14 +194,16 @@ final class S3DataStore: OriginalStoring, VariantStoring {
     }
 
     private func delete(_ name: String) async {
-        _ = await attempt { () throws(MagpieError) in try await objects.delete(bucket: settings.bucket, key: name) }
+        _ = await attempt(counting: StoreSpan.counting(recorder)) { () throws(MagpieError) in
+            try await objects.delete(bucket: settings.bucket, key: name)
+        }
     }
 
     /// Runs one request to the store unless it is paused; a failure pauses it. `nil` when not
     /// run or failed.
-    private func attempt<T: Sendable>(_ request: () async throws(MagpieError) -> T) async -> T? {
+    private func attempt<T: Sendable>(counting outcomes: StoreSpan, _ request: () async throws(MagpieError) -> T) async -> T? {
         guard !isPaused() else {
-            recorder.record(.sharedStore(.skipped))
+            outcomes.record(.skipped)
             return nil
         }
         do {
@@ -204,10 +214,10 @@ final class S3DataStore: OriginalStoring, VariantStoring {
             return nil
         } catch .responseTooLarge {
             // One object too large says nothing about the store.
-            recorder.record(.sharedStore(.miss))
+            outcomes.record(.miss)
             return nil
         } catch {
-            recorder.record(.sharedStore(.failed))
+            outcomes.record(.failed)
             pause(after: error)
             return nil
         }

@@ -69,8 +69,8 @@ final class EncodeImage: Sendable {
     }
 
     private func storedEncoding(_ input: StageInput, key: EncodeWorkKey) async -> EncodedImage? {
-        guard key.keepsEncoded, RequestKeys.readsDisk(input.request), let variants = context.variants,
-            let entry = await variants.variantEntry(for: key.stored.data, variant: key.stored.variant),
+        guard key.keepsEncoded, RequestKeys.readsDisk(input.request),
+            let entry = await context.storedVariant(for: key.stored.data, variant: key.stored.variant),
             let validator = entry.metadata.etag
         else { return nil }
         // Made from bytes that came through a host these rules refuse.

@@ -46,8 +46,8 @@ final class FetchOriginalData: Sendable {
             return LoadedData(bytes: data.bytes, metadata: data.metadata, source: .disk)
         }
         var cached: CachedData?
-        if let originals = context.originals, !request.options.contains(.networkOnly) {
-            cached = await originals.entry(for: input.keys.data)
+        if !request.options.contains(.networkOnly) {
+            cached = await context.storedOriginal(for: input.keys.data)
         }
         // A refresh always asks the source: conditionally when the entry has a validator,
         // otherwise by loading again.

@@ -52,7 +52,7 @@ final class LoadImage: Sendable {
     private func storedVariant(_ input: StageInput, clock: StageClock) async -> ImageContainer? {
         guard input.keys.keepsVariant, RequestKeys.readsDisk(input.request), !input.request.options.contains(.returnsOriginalData),
             let variant = input.keys.variant, let variants = context.variants,
-            let entry = await variants.variantEntry(for: input.keys.data, variant: variant)
+            let entry = await context.storedVariant(for: input.keys.data, variant: variant)
         else { return nil }
         // Made from bytes that came through a host these rules refuse: the fetch says so.
         if (try? input.keys.sources.check(redirects: entry.metadata.redirects, of: input.request.url)) == nil { return nil }

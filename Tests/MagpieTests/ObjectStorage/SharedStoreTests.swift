@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import InMemoryTracing
 import Logging
 @testable import Magpie
 import MagpieOrigin
@@ -7,6 +8,7 @@ import MagpieTesting
 import NIOConcurrencyHelpers
 import NIOHTTP1
 import Testing
+import Tracing
 
 /// The shared store (a bucket on SeaweedFS, on loopback) as replicas use it: two pipelines with
 /// their own memory and disk, one bucket behind them. What one makes, the other reads; what is
@@ -76,6 +78,43 @@ struct SharedStoreTests {
                 let object = try #require(try await Self.objects(store).get(bucket: "results", key: first, limit: 1 << 20))
                 #expect(object.headers.first(name: "Content-Type") == "image/webp")
                 #expect(object.headers.first(name: "x-amz-meta-magpie-sha256") == DiskEntryFormat.sha256Hex(made.data))
+            }
+        }
+    }
+
+    /// The store's reads and writes are spans of the stage that asked, with how they went: an
+    /// operator sees a slow or failing store inside the request it slowed.
+    @Test func theStoresRequestsAreSpansOfTheStageThatAsked() async throws {
+        let tracer = InMemoryTracer()
+        try await Self.withStore { store, prefix in
+            try await withTestFixture(configure: { $0.sharedStore = Self.shared(store.s3Endpoint(), prefix: prefix) }) { fixture in
+                fixture.server.serve("/t.jpg", .image(try TestImages.texture(width: 320, height: 240, format: .jpeg)))
+                let request = Self.request(fixture.server.url("/t.jpg"))
+                let made = try await withTracer(tracer) {
+                    let made = try await fixture.pipeline.encodedImage(for: request, encoding: Self.thumbnail)
+                    await fixture.pipeline.flushStores()
+                    return made
+                }
+                let spans = tracer.finishedSpans
+                let encode = try StageSpanTests.span("magpie.encode", in: spans)
+                let read = try #require(spans.first { $0.operationName == "magpie.store.read" && $0.spanContext.parentSpanID == encode.spanContext.spanID })
+                #expect(read.attributes["magpie.store.entry"]?.toSpanAttribute() == .string("variant"))
+                #expect(read.attributes["magpie.store.found"]?.toSpanAttribute() == .bool(false))
+                let get = try #require(spans.first { $0.operationName == "magpie.shared_store.get" })
+                #expect(get.spanContext.parentSpanID == read.spanContext.spanID)
+                #expect(get.attributes["magpie.store.outcome"]?.toSpanAttribute() == .string("miss"))
+                let put = try #require(spans.first { $0.operationName == "magpie.shared_store.put" })
+                #expect(put.spanContext.parentSpanID == encode.spanContext.spanID, "the write, in the background, under the encode that made it")
+                #expect(put.attributes["magpie.store.outcome"]?.toSpanAttribute() == .string("written"))
+                #expect(Set([encode.traceID, read.traceID, get.traceID, put.traceID]).count == 1)
+
+                let replicaTracer = InMemoryTracer()
+                try await Self.replica(of: fixture) { other in
+                    _ = try await withTracer(replicaTracer) { try await other.encodedImage(for: request, encoding: Self.thumbnail) }
+                }
+                let hit = try #require(replicaTracer.finishedSpans.first { $0.operationName == "magpie.shared_store.get" })
+                #expect(hit.attributes["magpie.store.outcome"]?.toSpanAttribute() == .string("hit"))
+                #expect(hit.attributes["magpie.bytes"]?.toSpanAttribute() == .int64(Int64(made.data.count)))
             }
         }
     }

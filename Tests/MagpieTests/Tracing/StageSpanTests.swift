@@ -28,7 +28,7 @@ struct StageSpanTests {
             return request
         }
         let spans = tracer.finishedSpans
-        #expect(spans.map(\.operationName).sorted() == ["magpie.decode", "magpie.fetch", "magpie.load", "magpie.process"])
+        #expect(spans.map(\.operationName).sorted() == ["magpie.decode", "magpie.fetch", "magpie.load", "magpie.process", "magpie.store.read"])
         #expect(Set(spans.map(\.traceID)).count == 1, "one trace")
         let (load, process, decode, fetch) = (
             try Self.span("magpie.load", in: spans), try Self.span("magpie.process", in: spans), try Self.span("magpie.decode", in: spans),
@@ -38,6 +38,11 @@ struct StageSpanTests {
         #expect(process.spanContext.parentSpanID == load.spanContext.spanID)
         #expect(decode.spanContext.parentSpanID == process.spanContext.spanID)
         #expect(fetch.spanContext.parentSpanID == decode.spanContext.spanID)
+        // The fixture's disk cache looked in for the original first.
+        let read = try Self.span("magpie.store.read", in: spans)
+        #expect(read.spanContext.parentSpanID == fetch.spanContext.spanID)
+        #expect(read.attributes["magpie.store.entry"]?.toSpanAttribute() == .string("original"))
+        #expect(read.attributes["magpie.store.found"]?.toSpanAttribute() == .bool(false))
 
         // What an operator filters on.
         #expect(fetch.attributes["magpie.source.host"]?.toSpanAttribute() == .string("127.0.0.1"))
