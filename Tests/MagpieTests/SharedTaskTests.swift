@@ -1,5 +1,6 @@
 import Foundation
 @testable import Magpie
+import MagpieTesting
 import NIOConcurrencyHelpers
 import Testing
 
@@ -43,5 +44,36 @@ struct SharedTaskTests {
             let shared = SharedTask<Int>(work: { _ throws(MagpieError) in 7 }, onEnd: { _ in })
             #expect(try await shared.value(priority: .normal) == 7)
         }
+    }
+
+    /// What a joined request's span waits on: told once of the end, whether the work finished,
+    /// failed, or was abandoned, and at once when asked after it.
+    @Test func whoeverAsksIsToldOnceWhenTheWorkEnds() async throws {
+        let release = Gate()
+        let shared = SharedTask<Int>(work: { _ throws(MagpieError) in
+            await release.wait()
+            return 5
+        }, onEnd: { _ in })
+        let told = NIOLockedValueBox([Result<Int, MagpieError>]())
+        let waiting = Task { try await shared.value(priority: .normal) }
+        shared.whenEnded { result in told.withLockedValue { $0.append(result) } }
+        #expect(told.withLockedValue { $0.isEmpty }, "not before the work ends")
+        release.open()
+        #expect(try await waiting.value == 5)
+        #expect(told.withLockedValue { $0.count } == 1 && (try? told.withLockedValue { $0[0] }.get()) == 5)
+        shared.whenEnded { result in told.withLockedValue { $0.append(result) } }
+        #expect(told.withLockedValue { $0.count } == 2, "asked after the end: told at once")
+
+        let abandoned = SharedTask<Int>(work: { _ throws(MagpieError) in
+            while !Task.isCancelled { await Task.yield() }
+            throw .cancelled
+        }, onEnd: { _ in })
+        let leaving = Task { try await abandoned.value(priority: .normal) }
+        let cancelled = NIOLockedValueBox([Result<Int, MagpieError>]())
+        abandoned.whenEnded { result in cancelled.withLockedValue { $0.append(result) } }
+        leaving.cancel()
+        _ = try? await leaving.value
+        #expect(cancelled.withLockedValue { $0.count } == 1)
+        #expect(cancelled.withLockedValue { $0.first.map { if case .failure(.cancelled) = $0 { true } else { false } } } == true)
     }
 }

@@ -40,6 +40,13 @@ final class SharedTask<Value: Sendable>: Sendable {
         /// Dropped when the work finishes: it captures what the work needed (requests, other
         /// tasks), and whoever still holds this task for its result must not keep those alive.
         var work: Work?
+        /// Called once with the work's result, or with `.cancelled` when it is abandoned.
+        var onEnd: [@Sendable (Result<Value, MagpieError>) -> Void] = []
+
+        mutating func takeEndHandlers() -> [@Sendable (Result<Value, MagpieError>) -> Void] {
+            defer { onEnd = [] }
+            return onEnd
+        }
     }
 
     private let state: NIOLockedValueBox<State>
@@ -159,7 +166,7 @@ final class SharedTask<Value: Sendable>: Sendable {
     }
 
     private func finish(with result: Result<Value, MagpieError>, run: UInt64) {
-        let continuations = state.withLockedValue { state -> [CheckedContinuation<Value, any Error>]? in
+        let ended = state.withLockedValue { state -> ([CheckedContinuation<Value, any Error>], [@Sendable (Result<Value, MagpieError>) -> Void])? in
             // The work may end before start() has even recorded its task (still `.starting`).
             guard state.run == run else { return nil }
             switch state.phase {
@@ -173,37 +180,40 @@ final class SharedTask<Value: Sendable>: Sendable {
             // on, and through it that task's result) are no longer needed.
             state.work = nil
             state.onPriorityChange = nil
-            return waiting
+            return (waiting, state.takeEndHandlers())
         }
-        guard let continuations else { return }
+        guard let (continuations, handlers) = ended else { return }
         onEnd(self)
         for continuation in continuations { continuation.resume(with: result) }
+        for handler in handlers { handler(result) }
     }
 
     private func leave(_ id: UInt64) {
-        let (subscriber, abandoned, changed) = state.withLockedValue { state -> (Subscriber?, Task<Void, Never>??, Bool) in
-            guard let subscriber = state.subscribers.removeValue(forKey: id) else { return (nil, nil, false) }
-            guard state.subscribers.isEmpty else { return (subscriber, nil, Self.updatePriority(&state)) }
+        typealias Left = (subscriber: Subscriber?, abandoned: Task<Void, Never>??, changed: Bool, handlers: [@Sendable (Result<Value, MagpieError>) -> Void])
+        let left = state.withLockedValue { state -> Left in
+            guard let subscriber = state.subscribers.removeValue(forKey: id) else { return (nil, nil, false, []) }
+            guard state.subscribers.isEmpty else { return (subscriber, nil, Self.updatePriority(&state), []) }
             // The work sets its hook again if a late subscriber restarts it.
             state.onPriorityChange = nil
             switch state.phase {
             case .running(let task):
                 state.phase = .abandoned
-                return (subscriber, .some(task), false)
+                return (subscriber, .some(task), false, state.takeEndHandlers())
             case .starting:
                 // start() sees the change and cancels the task it made.
                 state.phase = .abandoned
-                return (subscriber, .some(nil), false)
+                return (subscriber, .some(nil), false, state.takeEndHandlers())
             case .idle, .finished, .abandoned:
-                return (subscriber, nil, false)
+                return (subscriber, nil, false, [])
             }
         }
-        if changed { publishPriority() }
-        subscriber?.continuation?.resume(throwing: MagpieError.cancelled)
-        if let abandoned {
+        if left.changed { publishPriority() }
+        left.subscriber?.continuation?.resume(throwing: MagpieError.cancelled)
+        if let abandoned = left.abandoned {
             onEnd(self)
             abandoned?.cancel()
         }
+        for handler in left.handlers { handler(.failure(.cancelled)) }
     }
 
     private func setPriority(_ priority: ImageRequest.Priority, for id: UInt64) {
@@ -243,6 +253,21 @@ final class SharedTask<Value: Sendable>: Sendable {
     func send(_ event: WorkEvent) {
         let handlers = state.withLockedValue { $0.subscribers.values.map(\.onEvent) }
         for handler in handlers { handler(event) }
+    }
+
+    /// Calls `handler` once when the work ends: with its result, or `.cancelled` when every
+    /// subscriber left. At once if it has ended.
+    func whenEnded(_ handler: @escaping @Sendable (Result<Value, MagpieError>) -> Void) {
+        let ended = state.withLockedValue { state -> Result<Value, MagpieError>? in
+            switch state.phase {
+            case .finished(let result): return result
+            case .abandoned: return .failure(.cancelled)
+            case .idle, .starting, .running:
+                state.onEnd.append(handler)
+                return nil
+            }
+        }
+        if let ended { handler(ended) }
     }
 
     /// Number of subscribers still waiting.

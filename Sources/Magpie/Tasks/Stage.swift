@@ -121,19 +121,22 @@ final class Stage<Key: Hashable & Sendable, Value: StageOutput>: Sendable {
         return value
     }
 
-    /// A request joined running work: a span in the request's trace, linked to the work's.
+    /// A request joined running work: a span in the request's trace, linked to the work's,
+    /// lasting until the work ends, so it shows how long the request waited for it.
     private func traceJoin(_ task: SharedTask<Value>) {
         if InstrumentationSystem.isOff { return }
         let span = InstrumentationSystem.tracer.startSpan(name.spanName)
         span.attributes["magpie.joined"] = true
-        if let work = task.traceContext { span.addLink(SpanLink(context: work, attributes: [:])) }
-        span.end()
+        let linked = task.traceContext
+        if let linked { span.addLink(SpanLink(context: linked, attributes: [:])) }
+        task.whenEnded { result in
+            // Joined while the work was starting: its span exists now.
+            if linked == nil, let work = task.traceContext { span.addLink(SpanLink(context: work, attributes: [:])) }
+            if case .failure(let error) = result, error != .cancelled {
+                span.recordError(error)
+                span.setStatus(SpanStatus(code: .error, message: error.description))
+            }
+            span.end()
+        }
     }
-}
-
-extension InstrumentationSystem {
-    /// Whether no instrument is bootstrapped or bound to the task: then spans are not even
-    /// made. Finding the tracer (`InstrumentationSystem.tracer`) casts the instrument to a
-    /// protocol, a few hundred nanoseconds that every stage and every memory hit would pay.
-    package static var isOff: Bool { instrument is NoOpInstrument }
 }

@@ -76,7 +76,13 @@ struct ProxyTelemetry {
         configuration.resourceAttributes["service.version"] = MagpieVersion.current
         configuration.resourceAttributes["host.name"] = ProcessInfo.processInfo.hostName
         configuration.resourceAttributes["service.instance.id"] = "\(ProcessInfo.processInfo.hostName):\(ProcessInfo.processInfo.processIdentifier)"
-        return try OTel.bootstrap(configuration: configuration, environment: environment)
+        do {
+            return try OTel.bootstrap(configuration: configuration, environment: environment)
+        } catch {
+            // swift-otel names what it refused (an OTEL_* value it cannot read); the operator
+            // needs to know it was the exporter's settings that stopped the start.
+            throw ValidationError("OpenTelemetry cannot start: \(error)")
+        }
         #else
         throw ValidationError("this build of magpie has no OpenTelemetry exporter (it was built without the OpenTelemetry trait).")
         #endif

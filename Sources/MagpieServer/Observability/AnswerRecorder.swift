@@ -31,14 +31,15 @@ struct AnswerRecorder: Sendable {
         }
         // A failure on the proxy's side of the exchange (a store that refused, an origin down)
         // is the operator's to fix: the log says why, as the answer does.
-        if answered.status >= 500, case let reason = Self.reason(answered), !reason.isEmpty { metadata["error"] = "\(reason)" }
+        let reason = answered.status >= 500 ? Self.reason(answered) : ""
+        if !reason.isEmpty { metadata["error"] = "\(reason)" }
         // In the request's span, so that a log handler's metadata provider names its trace.
         if span.isRecording {
             ServiceContext.$current.withValue(span.context) { logger.info("request", metadata: metadata) }
         } else {
             logger.info("request", metadata: metadata)
         }
-        RequestSpan.end(span, status: answered.status, cache: cache, reason: Self.reason(answered))
+        RequestSpan.end(span, status: answered.status, cache: cache, reason: reason)
         return answered
     }
 

@@ -30,11 +30,11 @@ package enum RequestSpan {
     /// Closes the span with what was answered: the status, the cache that held the result, and
     /// an error status for a failure on the proxy's side (5xx; a client's 4xx is not the
     /// server's error, as OpenTelemetry's HTTP conventions have it).
-    package static func end(_ span: any Span, status: Int, cache: String?, reason: @autoclosure () -> String) {
+    package static func end(_ span: any Span, status: Int, cache: String?, reason: String) {
         if span.isRecording {
             span.attributes["http.response.status_code"] = status
             if let cache { span.attributes["magpie.answered.from"] = cache }
-            if status >= 500 { span.setStatus(SpanStatus(code: .error, message: reason())) }
+            if status >= 500 { span.setStatus(SpanStatus(code: .error, message: reason)) }
         }
         span.end()
     }

@@ -24,6 +24,9 @@ struct OpenTelemetryCommandTests {
         let kind: String
         let attributes: [String: JSONValue]
         let links: [Link]
+        /// Nanoseconds since the epoch.
+        let start: UInt64
+        let end: UInt64
         let status: String
         let resource: [String: JSONValue]
     }
@@ -167,9 +170,13 @@ struct OpenTelemetryCommandTests {
             async let first = setup.get(path, headers: [("traceparent", "00-11111111111111111111111111111111-1111111111111111-01")])
             try await waitUntil { setup.origin.statistics(for: "/b.jpg").requests == 1 }
             async let second = setup.get(path, headers: [("traceparent", "00-22222222222222222222222222222222-2222222222222222-01")])
-            // The second is in when its server span's child, the joined encode, has ended; the
-            // work cannot end before the gate opens.
-            _ = try await setup.spans { spans in spans.contains { $0.trace_id == "2" * 32 && $0.attributes["magpie.joined"] != nil } }
+            // The second is in when the proxy counts it as joined (its joined span has started,
+            // and ends with the work, which cannot end before the gate opens).
+            let deadline = ContinuousClock.now + .seconds(30)
+            while try await !setup.proxy.get(path: "/metrics").text.contains("\nmagpie_proxy_coalesced_total 1") {
+                try #require(ContinuousClock.now < deadline, "the second request never joined")
+                try await Task.sleep(for: .milliseconds(20))
+            }
             gate.open()
             #expect(try await [first, second] == [200, 200])
             let spans = try await setup.spans { spans in spans.contains { $0.trace_id == "1" * 32 && $0.name == "magpie.encode" } }
@@ -177,6 +184,7 @@ struct OpenTelemetryCommandTests {
             let joined = try #require(spans.first { $0.trace_id == "2" * 32 && $0.attributes["magpie.joined"] != nil })
             #expect(joined.name == "magpie.encode")
             #expect(joined.links.map(\.span_id) == [work.span_id] && joined.links.map(\.trace_id) == [work.trace_id])
+            #expect(joined.end >= work.end, "the joined span lasts until the work ends")
             #expect(setup.origin.statistics(for: "/b.jpg").requests == 1, "the work ran once")
         }
     }

@@ -55,54 +55,47 @@ struct StageSpanTests {
     }
 
     @Test func aRequestJoiningAnEncodeLinksToItsWork() async throws {
-        let tracer = InMemoryTracer()
-        try await withTestFixture { fixture in
-            let gate = Gate()
-            fixture.server.serve("/b.jpg", .image(try TestImages.texture(width: 320, height: 240, format: .jpeg), gate: gate))
-            let request = ImageRequest(url: fixture.server.url("/b.jpg"), thumbnail: .init(width: 64, height: 64, fit: .fill))
-            let encoding = EncodingRequest(format: .fixed(.webp), quality: 70)
-            let pipeline = fixture.pipeline
-            try await withTracer(tracer) {
-                async let first = pipeline.encodedImage(for: request, encoding: encoding)
-                try await waitUntil { fixture.server.totalRequests == 1 }
-                async let second = pipeline.encodedImage(for: request, encoding: encoding)
-                try await waitUntil { pipeline.statistics.coalesced >= 1 }
-                gate.open()
-                let (one, two) = try await (first, second)
-                #expect(one.data == two.data)
-            }
+        try await Self.expectJoined("magpie.encode") { pipeline, request in
+            _ = try await pipeline.encodedImage(for: request, encoding: EncodingRequest(format: .fixed(.webp), quality: 70))
         }
-        let spans = tracer.finishedSpans
-        let work = try Self.span("magpie.encode", in: spans)
-        let joined = try #require(spans.first { $0.operationName == "magpie.encode" && $0.attributes["magpie.joined"] != nil })
-        #expect(joined.traceID != work.traceID, "the joining request has its own trace")
-        #expect(joined.links.compactMap { $0.context.inMemorySpanContext?.spanID } == [work.spanContext.spanID], "linked to the work's span")
-        #expect(spans.filter { $0.operationName == "magpie.fetch" }.count == 1, "the work ran once")
     }
 
     @Test func aLoadJoiningALoadLinksToItsWork() async throws {
+        try await Self.expectJoined("magpie.load") { pipeline, request in _ = try await pipeline.image(for: request) }
+    }
+
+    /// Two identical requests, the second made while the first's download is held: the second
+    /// gets a span `stage` of its own trace, linked to the work's span, ending when the work
+    /// does, and the work runs once.
+    static func expectJoined(
+        _ stage: String, sourceLocation: SourceLocation = #_sourceLocation, _ load: @escaping @Sendable (ImagePipeline, ImageRequest) async throws -> Void
+    ) async throws {
         let tracer = InMemoryTracer()
         try await withTestFixture { fixture in
             let gate = Gate()
-            fixture.server.serve("/c.jpg", .image(try TestImages.texture(width: 320, height: 240, format: .jpeg), gate: gate))
-            let request = ImageRequest(url: fixture.server.url("/c.jpg"), processors: [.resize(width: 64, height: 64, fit: .fill)])
+            fixture.server.serve("/joined.jpg", .image(try TestImages.texture(width: 320, height: 240, format: .jpeg), gate: gate))
+            let request = ImageRequest(url: fixture.server.url("/joined.jpg"), processors: [.resize(width: 64, height: 64, fit: .fill)])
             let pipeline = fixture.pipeline
             try await withTracer(tracer) {
-                async let first = pipeline.image(for: request)
+                async let first: Void = load(pipeline, request)
                 try await waitUntil { fixture.server.totalRequests == 1 }
-                async let second = pipeline.image(for: request)
+                async let second: Void = load(pipeline, request)
                 try await waitUntil { pipeline.statistics.coalesced >= 1 }
                 gate.open()
-                let (one, two) = try await (first, second)
-                #expect(one.image.width == two.image.width)
+                _ = try await (first, second)
             }
         }
         let spans = tracer.finishedSpans
-        let work = try Self.span("magpie.load", in: spans)
-        let joined = try #require(spans.first { $0.operationName == "magpie.load" && $0.attributes["magpie.joined"] != nil })
-        #expect(joined.traceID != work.traceID, "the joining load has its own trace")
-        #expect(joined.links.compactMap { $0.context.inMemorySpanContext?.spanID } == [work.spanContext.spanID], "linked to the work's span")
-        #expect(spans.filter { $0.operationName == "magpie.fetch" }.count == 1, "the work ran once")
+        let work = try Self.span(stage, in: spans)
+        let joined = try #require(spans.first { $0.operationName == stage && $0.attributes["magpie.joined"] != nil }, sourceLocation: sourceLocation)
+        #expect(joined.traceID != work.traceID, "the joining request has its own trace", sourceLocation: sourceLocation)
+        #expect(
+            joined.links.compactMap { $0.context.inMemorySpanContext?.spanID } == [work.spanContext.spanID], "linked to the work's span",
+            sourceLocation: sourceLocation)
+        // Made while the download was held, so it starts after the work and lasts its wait.
+        #expect(joined.startInstant.nanosecondsSinceEpoch > work.startInstant.nanosecondsSinceEpoch, sourceLocation: sourceLocation)
+        #expect(joined.endInstant.nanosecondsSinceEpoch >= work.endInstant.nanosecondsSinceEpoch, "it lasts until the work ends", sourceLocation: sourceLocation)
+        #expect(spans.filter { $0.operationName == "magpie.fetch" }.count == 1, "the work ran once", sourceLocation: sourceLocation)
     }
 
     @Test func aFailureIsRecordedOnTheStageThatFailed() async throws {
