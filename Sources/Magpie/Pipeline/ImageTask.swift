@@ -133,8 +133,9 @@ public final class ImageTask: Sendable, WorkDependent {
         publishPriority()
     }
 
-    /// A task's wait is its caller's to measure.
+    /// A task's wait is its caller's to measure, and its failure the caller's to report.
     func waited(_ duration: Duration) {}
+    func dependencyFailed(_ error: MagpieError) {}
 
     private func publishPriority() {
         deliverPriority { state.withLockedValue { state in state.subscription.map { (state.priority, $0) } } }

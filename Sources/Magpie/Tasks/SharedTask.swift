@@ -282,6 +282,8 @@ protocol WorkDependent: Sendable {
     func followPriority(_ handler: @escaping @Sendable (ImageRequest.Priority) -> Void)
     /// The dependent waited `duration` for the work: not its own time.
     func waited(_ duration: Duration)
+    /// The work the dependent waited for failed with `error`.
+    func dependencyFailed(_ error: MagpieError)
 }
 
 extension SharedTask: WorkDependent {
@@ -291,6 +293,10 @@ extension SharedTask: WorkDependent {
 
     func waited(_ duration: Duration) {
         clock.waited(duration)
+    }
+
+    func dependencyFailed(_ error: MagpieError) {
+        clock.upstreamFailed(error)
     }
 }
 
@@ -303,9 +309,14 @@ extension SharedTask {
     ) async throws(MagpieError) -> Value {
         let start = ContinuousClock.now
         defer { dependent.waited(ContinuousClock.now - start) }
-        return try await value(
-            priority: dependent.priority,
-            registered: { subscription in dependent.followPriority { subscription.setPriority($0) } },
-            onEvent: onEvent)
+        do {
+            return try await value(
+                priority: dependent.priority,
+                registered: { subscription in dependent.followPriority { subscription.setPriority($0) } },
+                onEvent: onEvent)
+        } catch {
+            dependent.dependencyFailed(error)
+            throw error
+        }
     }
 }

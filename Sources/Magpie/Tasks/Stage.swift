@@ -100,7 +100,8 @@ final class Stage<Key: Hashable & Sendable, Value: StageOutput>: Sendable {
             if span.isRecording, let describe = description.result { span.attributes.merge(describe(value)) }
         case .failure(let error):
             guard error != .cancelled else { break }
-            span.recordError(error)
+            // Failed because a stage it waited for did: the error is recorded there, once.
+            if shared.clock.current.upstreamFailure != error { span.recordError(error) }
             span.setStatus(SpanStatus(code: .error, message: error.description))
         }
         return try result.get()

@@ -7,6 +7,8 @@ final class StageClock: Sendable {
     struct Spent: Sendable {
         var waiting = Duration.zero
         var queued = Duration.zero
+        /// What a stage it waited for failed with, if one did.
+        var upstreamFailure: MagpieError?
     }
 
     private let spent = NIOLockedValueBox(Spent())
@@ -22,6 +24,11 @@ final class StageClock: Sendable {
     /// The work waited `duration` for another stage's work.
     func waited(_ duration: Duration) {
         spent.withLockedValue { $0.waiting += duration }
+    }
+
+    /// A stage the work waited for failed with `error`.
+    func upstreamFailed(_ error: MagpieError) {
+        spent.withLockedValue { $0.upstreamFailure = error }
     }
 
     /// The work waited `duration` for a slot.

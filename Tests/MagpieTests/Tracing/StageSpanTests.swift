@@ -106,8 +106,15 @@ struct StageSpanTests {
                 _ = try? await fixture.pipeline.image(for: fixture.server.url("/missing.jpg"))
             }
         }
-        let fetch = try Self.span("magpie.fetch", in: tracer.finishedSpans)
+        let spans = tracer.finishedSpans
+        let fetch = try Self.span("magpie.fetch", in: spans)
         #expect(fetch.errors.count == 1)
         #expect(fetch.status?.code == .error)
+        // The stages that waited for it failed too, and say so, without recording it again.
+        for stage in ["magpie.decode", "magpie.load"] {
+            let waiting = try Self.span(stage, in: spans)
+            #expect(waiting.status?.code == .error, "\(stage)")
+            #expect(waiting.errors.isEmpty, "\(stage)")
+        }
     }
 }
