@@ -26,11 +26,11 @@ struct ProxyCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("An env file (NAME=value lines) of settings; the environment wins over it.", valueName: "file"))
     var config: String?
 
-    @Option(help: "Address to listen on.")
-    var host = "127.0.0.1"
+    @Option(help: "Address to listen on (IMGPROXY_BIND or MAGPIE_BIND give both, HOST:PORT; default 127.0.0.1).")
+    var host: String?
 
-    @Option(help: "Port (0 lets the system choose).")
-    var port = 8080
+    @Option(help: "Port (0 lets the system choose; default 8080).")
+    var port: Int?
 
     @Option(name: .customLong("signing-key"), help: ArgumentHelp("HMAC key in hex; repeat to rotate.", valueName: "hex"))
     var signingKeys: [String] = []
@@ -78,8 +78,8 @@ struct ProxyCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Images waiting for a slot before requests get 503.", valueName: "n"))
     var queue = 64
 
-    @Option(help: ArgumentHelp("Memory decodes in progress may hold together (progressive JPEGs hold every coefficient); a larger source is decoded alone.", valueName: "MB"))
-    var decodeMemoryMB = 256
+    @Option(help: ArgumentHelp("Memory decodes in progress may hold together (progressive JPEGs hold every coefficient); a larger source is decoded alone. Default 256, or a quarter of the process's memory limit (a service's MemoryMax) when less.", valueName: "MB"))
+    var decodeMemoryMB: Int?
 
     @Option(help: ArgumentHelp("Seconds before a request gets 504.", valueName: "seconds"))
     var timeout: Double = 30
@@ -99,8 +99,8 @@ struct ProxyCommand: AsyncParsableCommand {
     @OptionGroup var connection: ConnectionOptions
 
     func validate() throws {
-        guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
-        guard (maxAge ?? 0) >= 0, queue >= 0, timeout > 0, (maxSourceMB ?? 1) > 0, (maxSourceMP ?? 1) > 0, decodeMemoryMB > 0 else {
+        if let port { guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") } }
+        guard (maxAge ?? 0) >= 0, queue >= 0, timeout > 0, (maxSourceMB ?? 1) > 0, (maxSourceMP ?? 1) > 0, (decodeMemoryMB ?? 1) > 0 else {
             throw ValidationError(
                 "--max-age and --queue cannot be negative; --timeout, --max-source-mb, --max-source-mp and --decode-memory-mb must be positive.")
         }
@@ -116,8 +116,10 @@ struct ProxyCommand: AsyncParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         let configuration: ProxyConfiguration
         let telemetry: ProxyTelemetry?
+        let bind: ProxyBind
         do {
             let settings = try await readSettings(environment: environment)
+            bind = try ProxyBind(settings).overridden(host: host, port: port)
             telemetry = try ProxyTelemetry.settings(settings, environment: environment)
             // Before any logger is made: a logger keeps the handler of its making.
             try ProxyLogFormat(settings).bootstrap(metadataProvider: telemetry?.logMetadataProvider)
@@ -136,7 +138,7 @@ struct ProxyCommand: AsyncParsableCommand {
             throw ValidationError("\(error).")
         }
         let console = Console(isInteractive: false)
-        let host = self.host
+        let (host, port) = (bind.host, bind.port)
         let server = ProxyServer(proxy: proxy, host: host, port: port)
         do {
             try await server.run(alongside: exporter.map { [$0] } ?? []) { port in
@@ -172,17 +174,21 @@ struct ProxyCommand: AsyncParsableCommand {
         if !signingKeys.isEmpty || !signingSalts.isEmpty { configuration.signingKeys = try signingPairs() }
         if let signatureSize { configuration.signatureSize = signatureSize }
         if !thumborKeys.isEmpty { configuration.thumborSecurityKeys = thumborKeys }
-        configuration.allowsUnsignedURLs = allowUnsigned
+        if allowUnsigned { configuration.allowsUnsignedURLs = true }
         if !allowedHosts.isEmpty { configuration.sources = SourcePolicy(allowedHosts: allowedHosts) }
         if let maxAge { configuration.cacheMaxAge = .seconds(maxAge) }
         if let quality { configuration.defaultQuality = quality }
         configuration.queueLimit = queue
-        configuration.decodeMemoryBudget = decodeMemoryMB * 1_000_000
+        // Unless given, within the memory the process may use (a service's MemoryMax, a
+        // container's limit): a quarter of it, at most the default.
+        configuration.decodeMemoryBudget = decodeMemoryMB.map { $0 * 1_000_000 } ?? DecodeMemory.budget(withinMemoryLimit: DecodeMemory.processMemoryLimit)
         if let slots { configuration.processingSlots = slots }
         configuration.requestTimeout = .nanoseconds(Int64(timeout * 1e9))
         if let maxSourceMB { configuration.pipeline.maximumResponseBytes = maxSourceMB * 1_000_000 }
         if let maxSourceMP { configuration.pipeline.maximumPixels = maxSourceMP * 1_000_000 }
-        configuration.pipeline.addressPolicy = try AddressPolicy(allowing: addressRanges())
+        // Given, the flag says which ranges; not given, imgproxy's IMGPROXY_ALLOW_*_SOURCE_ADDRESSES
+        // settings (read above) stand. It used to replace them with public addresses only.
+        if allowedAddresses != nil { configuration.pipeline.addressPolicy = try AddressPolicy(allowing: addressRanges()) }
         for preset in presets {
             guard let equals = preset.firstIndex(of: "="), equals != preset.startIndex else {
                 throw ValidationError("--preset '\(preset)' is not NAME=OPTIONS.")

@@ -19,6 +19,7 @@ extension ProxyConfiguration {
     /// | `imgproxy.max.src.file.size` | `IMGPROXY_MAX_SRC_FILE_SIZE` | bytes (0 keeps Magpie's limit) |
     /// | `imgproxy.max.animation.frames` | `IMGPROXY_MAX_ANIMATION_FRAMES` | frames of an animated source |
     /// | `imgproxy.max.result.dimension` | `IMGPROXY_MAX_RESULT_DIMENSION` | ``maximumResultDimension`` (0: none) |
+    /// | `magpie.allow.unsigned` | `MAGPIE_ALLOW_UNSIGNED` | ``allowsUnsignedURLs`` |
     /// | `imgproxy.allow.security.options` | `IMGPROXY_ALLOW_SECURITY_OPTIONS` | ``allowsSecurityOptions`` |
     /// | `imgproxy.always.rasterize.svg` | `IMGPROXY_ALWAYS_RASTERIZE_SVG` | ``alwaysRasterizesSVG`` |
     /// | `imgproxy.preserve.hdr` | `IMGPROXY_PRESERVE_HDR` | ``preservesHighDepth`` |
@@ -87,6 +88,9 @@ extension ProxyConfiguration {
             maximumResultDimension = side > 0 ? side : nil
         }
         try readAnswerChoices(settings)
+        // Said in the settings, so a service's environment file can say it; never assumed from a
+        // missing key, as imgproxy does.
+        if let unsigned = try Self.boolean(settings, "magpie.allow.unsigned", "MAGPIE_ALLOW_UNSIGNED") { allowsUnsignedURLs = unsigned }
         if let allowed = try Self.boolean(settings, "imgproxy.allow.security.options", "IMGPROXY_ALLOW_SECURITY_OPTIONS") {
             allowsSecurityOptions = allowed
         }

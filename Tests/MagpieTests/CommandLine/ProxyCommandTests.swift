@@ -92,6 +92,46 @@ struct ProxyCommandTests {
         #expect(result.standardError.contains("IMGPROXY_SIGNATURE_SIZE is bytes of the HMAC, 1 to 32"), "\(result.standardError)")
     }
 
+    /// What a service's environment file says is enough: where to listen, and that unsigned
+    /// URLs are meant (never assumed from a missing key).
+    @Test func aServicesEnvironmentFileIsEnough() async throws {
+        let tool = try MagpieTool.locate()
+        defer { tool.cleanUp() }
+        let origin = try await ImageServer.start()
+        origin.serve("/a.jpg", .image(try TestImages.texture(width: 640, height: 480, format: .jpeg)))
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("magpie-proxy-\(UUID().uuidString).env")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try Data("""
+            IMGPROXY_BIND=127.0.0.1:0
+            MAGPIE_ALLOW_UNSIGNED=true
+            IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES=true
+            """.utf8).write(to: file)
+        let (process, output) = try tool.start(["proxy", "--no-disk-cache", "--config", file.path])
+        defer { if process.isRunning { process.terminate() } }
+        let port = try await MagpieTool.listeningPort(in: output)
+        let source = origin.url("/a.jpg").absoluteString.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
+        let response = try await client.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/unsafe/rs:fill:50:40/plain/\(source)"), timeout: .seconds(60))
+        try? await client.shutdown()
+        #expect(response.status == .ok)
+        await origin.shutdown()
+    }
+
+    @Test(arguments: [
+        (["IMGPROXY_BIND": "8080"], "IMGPROXY_BIND is HOST:PORT, [IPv6]:PORT or :PORT"),
+        (["MAGPIE_BIND": "::1:8080"], "MAGPIE_BIND is HOST:PORT"),
+        (["IMGPROXY_BIND": "127.0.0.1:70000"], "with a port from 0 to 65535"),
+        (["MAGPIE_ALLOW_UNSIGNED": "maybe"], "MAGPIE_ALLOW_UNSIGNED"),
+        (["MAGPIE_ALLOW_UNSIGNED": "false"], "give a signing key and salt, or allow unsigned URLs explicitly"),
+    ])
+    func unusableServiceSettingsAreNamed(environment: [String: String], message: String) async throws {
+        let tool = try MagpieTool.locate()
+        defer { tool.cleanUp() }
+        let result = try await tool.run(["proxy", "--no-disk-cache"], environment: environment, limit: .seconds(60))
+        #expect(result.status != 0, "\(environment)")
+        #expect(result.standardError.contains(message), "\(environment): \(result.standardError)")
+    }
+
     /// Each request and download runs under a timeout; finished work must not leave its timer
     /// (and memory) behind until the deadline. A cancelled `Task.sleep` did: about 700 bytes
     /// per request for the whole timeout, which a 600 s timeout makes plain.

@@ -144,6 +144,24 @@ struct CgroupMemoryTests {
         #expect(cgroup.workingSet() == nil)
     }
 
+    @Test func aServicesMemoryLimitSetsTheDecodeBudget() throws {
+        let limited = try FakeRoot(cgroup: "0::/system.slice/magpie.service\n", mounts: Self.v2Mounts, files: [
+            "/sys/fs/cgroup/system.slice/magpie.service/memory.current": "1000\n",
+            "/sys/fs/cgroup/system.slice/magpie.service/memory.max": "536870912\n",
+        ])
+        #expect(try #require(CgroupMemory.locate(root: limited.path)).limit == 536_870_912)
+        let unlimited = try FakeRoot(cgroup: "0::/\n", mounts: Self.v2Mounts, files: [
+            "/sys/fs/cgroup/memory.current": "1000\n", "/sys/fs/cgroup/memory.max": "max\n",
+        ])
+        #expect(try #require(CgroupMemory.locate(root: unlimited.path)).limit == nil)
+
+        let standard = ImagePipeline.Configuration().decodeMemoryBudget
+        #expect(DecodeMemory.budget(withinMemoryLimit: nil) == standard)
+        #expect(DecodeMemory.budget(withinMemoryLimit: 536_870_912) == 134_217_728, "a quarter of 512 MiB")
+        #expect(DecodeMemory.budget(withinMemoryLimit: 8 << 30) == standard, "never more than the default")
+        #expect(DecodeMemory.budget(withinMemoryLimit: 2) == 1)
+    }
+
     @Test func hybridHostUsesTheV1MemoryController() throws {
         let directory = "/sys/fs/cgroup/memory/process_api/abc"
         let root = try FakeRoot(cgroup: "4:memory:/process_api/abc\n0::/\n", mounts: Self.hybridMounts, files: [

@@ -65,13 +65,19 @@ struct CgroupMemory: Sendable, Equatable {
     /// Memory the cgroup cannot easily give back (its usage less inactive page cache, as the
     /// kubelet and `docker stats` count it) and its limit; `nil` when there is no limit.
     func workingSet() -> (usage: Int, limit: Int)? {
-        guard let limitText = SmallFile.contents(limitFile)?.trimmed, let limit = Int(limitText),
-            limit < Int.max / 2,  // v1 writes "no limit" as a number near Int64.max
-            let usage = SmallFile.contents(usageFile)?.trimmed.flatMap({ Int($0) })
+        guard let limit, let usage = SmallFile.contents(usageFile)?.trimmed.flatMap({ Int($0) })
         else { return nil }
         let inactiveKey = version == .v2 ? "inactive_file" : "total_inactive_file"
         let inactive = SmallFile.contents(statFile).flatMap { Self.field(inactiveKey, in: $0) } ?? 0
         return (max(0, usage - inactive), limit)
+    }
+
+    /// The hard limit in bytes; `nil` when there is none.
+    var limit: Int? {
+        guard let text = SmallFile.contents(limitFile)?.trimmed, let limit = Int(text),
+            limit < Int.max / 2  // v1 writes "no limit" as a number near Int64.max
+        else { return nil }
+        return limit
     }
 
     static func field(_ name: String, in stat: String) -> Int? {
