@@ -50,37 +50,52 @@ struct ProxyCommandTests {
     /// An imgproxy deployment's settings, from an env file and the environment (which wins),
     /// run `magpie proxy` unchanged: its key and salt sign, its presets and TTL apply.
     @Test func imgproxysEnvironmentConfiguresTheProxy() async throws {
+        let settings = """
+            IMGPROXY_KEY=943b421c9eb07c830af81030552c86009268de4e532ba2ee2eab8247c6da0881
+            IMGPROXY_SALT=520f986b998545b4785e0defbc4f3c1203f22de2374a3d53cb7a7fe9fea309c5
+            IMGPROXY_PRESETS=thumb=rs:fill:50:40/f:png
+            IMGPROXY_TTL=60
+            """
+        try await Self.withProxy(
+            settings: settings, arguments: ["--port", "0", "--allow-addresses", "loopback"], environment: ["IMGPROXY_TTL": "600"]
+        ) { port, origin in
+            let key = try SigningKey(
+                keyHex: "943b421c9eb07c830af81030552c86009268de4e532ba2ee2eab8247c6da0881",
+                saltHex: "520f986b998545b4785e0defbc4f3c1203f22de2374a3d53cb7a7fe9fea309c5")
+            let source = origin.url("/a.jpg").absoluteString.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            let path = URLSigner(keys: [key]).sign("/pr:thumb/plain/" + source)
+            let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
+            let response = try await client.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)"), timeout: .seconds(60))
+            let body = try await response.body.collect(upTo: 1 << 20)
+            let unsigned = try await client.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/unsafe/pr:thumb/plain/\(source)"), timeout: .seconds(60))
+            try? await client.shutdown()
+            #expect(response.status == .ok && unsigned.status == .forbidden)
+            #expect(response.headers.first(name: "Cache-Control")?.hasPrefix("public, max-age=600") == true, "the environment wins over the file")
+            let image = try VipsDecoder().decode(Array(body.readableBytesView), options: DecodingOptions())
+            #expect((image.width, image.height) == (50, 40) && image.sourceFormat == .png)
+        }
+    }
+
+    /// `magpie proxy` with an env file of `settings` (`--config`) and `arguments`, and an origin
+    /// serving `/a.jpg`; `body` gets the port it listens on.
+    static func withProxy(
+        settings: String, arguments: [String] = [], environment: [String: String] = [:], _ body: (Int, ImageServer) async throws -> Void
+    ) async throws {
         let tool = try MagpieTool.locate()
         defer { tool.cleanUp() }
         let origin = try await ImageServer.start()
         origin.serve("/a.jpg", .image(try TestImages.texture(width: 640, height: 480, format: .jpeg)))
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("magpie-proxy-\(UUID().uuidString).env")
         defer { try? FileManager.default.removeItem(at: file) }
-        try Data("""
-            IMGPROXY_KEY=943b421c9eb07c830af81030552c86009268de4e532ba2ee2eab8247c6da0881
-            IMGPROXY_SALT=520f986b998545b4785e0defbc4f3c1203f22de2374a3d53cb7a7fe9fea309c5
-            IMGPROXY_PRESETS=thumb=rs:fill:50:40/f:png
-            IMGPROXY_TTL=60
-            """.utf8).write(to: file)
-        let (process, output) = try tool.start(
-            ["proxy", "--port", "0", "--allow-addresses", "loopback", "--no-disk-cache", "--config", file.path],
-            environment: ["IMGPROXY_TTL": "600"])
+        try Data(settings.utf8).write(to: file)
+        let (process, output) = try tool.start(["proxy", "--no-disk-cache", "--config", file.path] + arguments, environment: environment)
         defer { if process.isRunning { process.terminate() } }
-        let port = try await MagpieTool.listeningPort(in: output)
-        let key = try SigningKey(
-            keyHex: "943b421c9eb07c830af81030552c86009268de4e532ba2ee2eab8247c6da0881",
-            saltHex: "520f986b998545b4785e0defbc4f3c1203f22de2374a3d53cb7a7fe9fea309c5")
-        let source = origin.url("/a.jpg").absoluteString.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
-        let path = URLSigner(keys: [key]).sign("/pr:thumb/plain/" + source)
-        let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
-        let response = try await client.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)"), timeout: .seconds(60))
-        let body = try await response.body.collect(upTo: 1 << 20)
-        let unsigned = try await client.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/unsafe/pr:thumb/plain/\(source)"), timeout: .seconds(60))
-        try? await client.shutdown()
-        #expect(response.status == .ok && unsigned.status == .forbidden)
-        #expect(response.headers.first(name: "Cache-Control")?.hasPrefix("public, max-age=600") == true, "the environment wins over the file")
-        let image = try VipsDecoder().decode(Array(body.readableBytesView), options: DecodingOptions())
-        #expect((image.width, image.height) == (50, 40) && image.sourceFormat == .png)
+        do {
+            try await body(try await MagpieTool.listeningPort(in: output), origin)
+        } catch {
+            await origin.shutdown()
+            throw error
+        }
         await origin.shutdown()
     }
 
@@ -95,26 +110,18 @@ struct ProxyCommandTests {
     /// What a service's environment file says is enough: where to listen, and that unsigned
     /// URLs are meant (never assumed from a missing key).
     @Test func aServicesEnvironmentFileIsEnough() async throws {
-        let tool = try MagpieTool.locate()
-        defer { tool.cleanUp() }
-        let origin = try await ImageServer.start()
-        origin.serve("/a.jpg", .image(try TestImages.texture(width: 640, height: 480, format: .jpeg)))
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("magpie-proxy-\(UUID().uuidString).env")
-        defer { try? FileManager.default.removeItem(at: file) }
-        try Data("""
+        let settings = """
             IMGPROXY_BIND=127.0.0.1:0
             MAGPIE_ALLOW_UNSIGNED=true
             IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES=true
-            """.utf8).write(to: file)
-        let (process, output) = try tool.start(["proxy", "--no-disk-cache", "--config", file.path])
-        defer { if process.isRunning { process.terminate() } }
-        let port = try await MagpieTool.listeningPort(in: output)
-        let source = origin.url("/a.jpg").absoluteString.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
-        let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
-        let response = try await client.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/unsafe/rs:fill:50:40/plain/\(source)"), timeout: .seconds(60))
-        try? await client.shutdown()
-        #expect(response.status == .ok)
-        await origin.shutdown()
+            """
+        try await Self.withProxy(settings: settings) { port, origin in
+            let source = origin.url("/a.jpg").absoluteString.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
+            let response = try await client.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/unsafe/rs:fill:50:40/plain/\(source)"), timeout: .seconds(60))
+            try? await client.shutdown()
+            #expect(response.status == .ok)
+        }
     }
 
     @Test(arguments: [
