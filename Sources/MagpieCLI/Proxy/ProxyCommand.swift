@@ -140,10 +140,14 @@ struct ProxyCommand: AsyncParsableCommand {
         let console = Console(isInteractive: false)
         let (host, port) = (bind.host, bind.port)
         let server = ProxyServer(proxy: proxy, host: host, port: port)
+        // Said at start: an operator checks that the service's MemoryMax was seen.
+        let decodeMegabytes = configuration.decodeMemoryBudget / 1_000_000
         do {
             try await server.run(alongside: exporter.map { [$0] } ?? []) { port in
                 let shown = host.contains(":") ? "[\(host)]" : host
-                console.output("Proxy listening on http://\(shown):\(port)/ (health: /health, metrics: /metrics). SIGTERM or Ctrl-C stops it.")
+                console.output(
+                    "Proxy listening on http://\(shown):\(port)/ (health: /health, metrics: /metrics; decoding within \(decodeMegabytes) MB). SIGTERM or Ctrl-C stops it."
+                )
             }
         } catch {
             FileHandle.standardError.write(Data("error: cannot serve on \(host):\(port): \(error)\n".utf8))
