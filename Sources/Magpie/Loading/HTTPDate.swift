@@ -1,4 +1,5 @@
 public import Foundation
+import Synchronization
 
 /// HTTP dates (RFC 9110 5.6.7): written as IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), read
 /// in that form and the two obsolete ones a recipient must accept (RFC 850 and asctime).
@@ -8,19 +9,24 @@ public enum HTTPDate {
     /// The date `text` names, `nil` when it is none of the three forms.
     public static func parse(_ text: String) -> Date? {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
-        for form in forms {
-            if let date = formatter(form).date(from: trimmed) { return date }
+        return formatters.withLock { formatters in
+            for formatter in formatters {
+                if let date = formatter.date(from: trimmed) { return date }
+            }
+            return nil
         }
-        return nil
     }
 
     /// `date` as IMF-fixdate.
     public static func format(_ date: Date) -> String {
-        formatter(forms[0]).string(from: date)
+        formatters.withLock { $0[0].string(from: date) }
     }
 
-    // A formatter per call: DateFormatter is not safe to share between threads, and HTTP dates
-    // are read once per conditional request, not per byte.
+    // Made once and used under a lock (rather than trusting DateFormatter to be safe between
+    // threads): every download reads its response's Date header, and a formatter made per call
+    // showed in the proxy's profile (issue 38; ICU's parse itself is most of what remains).
+    private static let formatters = Mutex(forms.map(formatter))
+
     private static func formatter(_ form: String) -> DateFormatter {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
