@@ -128,7 +128,8 @@ public struct ProxyConfiguration: Sendable {
     /// Requests starting new work at once (download, decode, processing, encoding), two per
     /// core as imgproxy's workers. A request for a result already being made joins that work and
     /// takes no slot. How many decodes and encodes run at once is the pipeline's
-    /// (``Magpie/ImagePipeline/Configuration/decodingThreads``, one per core).
+    /// (``Magpie/ImagePipeline/Configuration/decodingThreads``; the proxy's default is two per
+    /// core, as many as its default slots).
     public var processingSlots = 2 * max(1, ProcessInfo.processInfo.activeProcessorCount)
     /// Requests waiting for a slot; beyond this, requests get 503 with `Retry-After`.
     public var queueLimit = 64
@@ -159,6 +160,11 @@ public struct ProxyConfiguration: Sendable {
         pipeline.diskCachePolicy = .originalsAndVariants
         pipeline.diskCache = cacheDirectory.map { DataCache.Configuration(directory: $0) }
         pipeline.maximumConcurrentDownloads = 32
+        // A thread per processing slot (two per core, as imgproxy runs its workers' libvips
+        // calls): with one per core, a fifth of a core stood idle while every slot was busy (a
+        // libvips call waits on its own workers and on the sequential JPEG read). Decoded memory
+        // stays bounded by the decode budget, not by the thread count (issue 38, BENCHMARKS.md).
+        pipeline.decodingThreads = 2 * max(1, ProcessInfo.processInfo.activeProcessorCount)
         pipeline.maximumPixels = 50_000_000
         pipeline.maximumResponseBytes = 32_000_000
         // A failing source answers with its own status every time (404, 422...), not a
