@@ -161,7 +161,7 @@ public struct ProxyConfiguration: Sendable {
         pipeline.diskCache = cacheDirectory.map { DataCache.Configuration(directory: $0) }
         pipeline.maximumConcurrentDownloads = 32
         // A thread per processing slot (two per core, as imgproxy runs its workers' libvips
-        // calls): with one per core, a fifth of a core stood idle while every slot was busy (a
+        // calls): with one per core, a quarter of a core stood idle while every slot was busy (a
         // libvips call waits on its own workers and on the sequential JPEG read). Decoded memory
         // stays bounded by the decode budget, not by the thread count (issue 38, BENCHMARKS.md).
         pipeline.decodingThreads = 2 * max(1, ProcessInfo.processInfo.activeProcessorCount)
