@@ -130,7 +130,9 @@ public struct ProxyConfiguration: Sendable {
     /// takes no slot. How many decodes and encodes run at once is the pipeline's
     /// (``Magpie/ImagePipeline/Configuration/decodingThreads``; the proxy's default is two per
     /// core, as many as its default slots).
-    public var processingSlots = 2 * max(1, ProcessInfo.processInfo.activeProcessorCount)
+    public var processingSlots = twoPerCore
+    /// The default of the slots and of the pipeline's decoding threads.
+    static let twoPerCore = 2 * max(1, ProcessInfo.processInfo.activeProcessorCount)
     /// Requests waiting for a slot; beyond this, requests get 503 with `Retry-After`.
     public var queueLimit = 64
     /// The prefix of imgproxy's metric names in `/metrics` (`requests_total` becomes
@@ -164,7 +166,7 @@ public struct ProxyConfiguration: Sendable {
         // calls): with one per core, a quarter of a core stood idle while every slot was busy (a
         // libvips call waits on its own workers and on the sequential JPEG read). Decoded memory
         // stays bounded by the decode budget, not by the thread count (issue 38, BENCHMARKS.md).
-        pipeline.decodingThreads = 2 * max(1, ProcessInfo.processInfo.activeProcessorCount)
+        pipeline.decodingThreads = Self.twoPerCore
         pipeline.maximumPixels = 50_000_000
         pipeline.maximumResponseBytes = 32_000_000
         // A failing source answers with its own status every time (404, 422...), not a
