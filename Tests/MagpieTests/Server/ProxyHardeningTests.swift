@@ -185,8 +185,10 @@ struct ProxyHardeningTests {
 
     // MARK: Sizes bounded where they are computed
 
-    /// Pango markup that asks for more than a mark may be, or that cannot be drawn, is a 400
-    /// naming what is wrong, answered at once and kept by no cache.
+    /// Pango markup that asks for more than a mark may be, or that cannot be drawn, is refused
+    /// naming what is wrong, before anything is fetched (so nothing is decoded or drawn), and
+    /// kept by no cache. No clock here: a loaded machine made a 5-second bound fail in CI while
+    /// the refusal itself never reached the origin.
     @Test(arguments: [
         (#"<span font="16000">W</span>"#, "font size of 16000 pixels; at most 1000"),
         (#"<span font="20000">W</span>"#, "font size of 20000 pixels; at most 1000"),
@@ -206,14 +208,13 @@ struct ProxyHardeningTests {
     func textMarksAskingTooMuchAreRefused(markup: String, reason: String) async throws {
         try await withProxyFixture { fixture in
             fixture.origin.serve("/a.jpg", .image(Self.photo))
-            let started = ContinuousClock.now
             let reply = try await fixture.get(fixture.path("/a.jpg", "s:100/wm:1:ce/wmt:" + Self.base64(markup)))
             // imgproxy answers an option it cannot read 404.
             #expect(reply.status == 404, "\(reply.text)")
             #expect(reply.text.contains(reason), "\(reply.text)")
             #expect(reply.header("Cache-Control") == "no-store")
-            #expect(ContinuousClock.now - started < .seconds(5))
             #expect(fixture.origin.statistics(for: "/a.jpg").requests == 0, "refused before anything is fetched")
+            #expect(fixture.proxy.keptMarkCount == 0)
         }
     }
 
