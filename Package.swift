@@ -184,6 +184,9 @@ let package = Package(
             name: "MagpieBenchmarks",
             dependencies: [
                 "Magpie", "MagpieServer", "MagpieTesting", .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],

@@ -18,6 +18,11 @@ if arguments.first == "thumbnail-peak", let path = arguments.dropFirst().first {
     print(try measureThumbnailPeak(path: path))
     exit(0)
 }
+if arguments.first == "hot-floor", let path = arguments.dropFirst().first {
+    // Server mode: Hummingbird's minimal handler serving one file, the proxy's floor.
+    try await serveHotFloor(body: path, contentType: arguments.dropFirst(2).first ?? "image/jpeg")
+    exit(0)
+}
 func runBenchmarks(quick: Bool, only: String?) async throws -> Report {
     func wanted(_ group: String) -> Bool { only == nil || only == group }
     let workspace = FileManager.default.temporaryDirectory.appendingPathComponent("magpie-bench-\(UUID().uuidString)")

@@ -30,7 +30,7 @@ public struct EncodedImage: Sendable {
     package var timings = StageTimings()
 
     /// A cache of encoded images.
-    public enum Cache: String, Sendable, Hashable {
+    public enum Cache: String, Sendable, Hashable, CaseIterable {
         case memory, disk
     }
 

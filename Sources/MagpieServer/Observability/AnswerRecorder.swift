@@ -22,6 +22,19 @@ struct AnswerRecorder: Sendable {
         // Browsers take the proxy's Content-Type as it is, never guessing from the bytes.
         answered.headers.append(("X-Content-Type-Options", "nosniff"))
         metrics.finished(status: answered.status, total: total, timings: timings)
+        // A failure on the proxy's side of the exchange (a store that refused, an origin down)
+        // is the operator's to fix: the log says why, as the answer does.
+        let reason = answered.status >= 500 ? Self.reason(answered) : ""
+        // The line's metadata only when the line is written: at `warning` (an operator's usual
+        // level under load) building it was a tenth of a memory hit.
+        if logger.logLevel <= .info {
+            log(answered, request: request, total: total, cache: cache, reason: reason, span: span)
+        }
+        RequestSpan.end(span, status: answered.status, cache: cache, reason: reason)
+        return answered
+    }
+
+    private func log(_ answered: ProxyResponse, request: ProxyRequest, total: Duration, cache: String?, reason: String, span: any Span) {
         var metadata: Logger.Metadata = [
             "id": "\(request.id)", "path": "\(request.path)", "status": "\(answered.status)", "bytes": "\(answered.body.count)",
             "ms": "\(StageTimings.milliseconds(total))", "cache": "\(cache ?? "miss")",
@@ -29,9 +42,6 @@ struct AnswerRecorder: Sendable {
         if let skipped = answered.headers.first(where: { $0.name == SkippedOptions.header })?.value {
             metadata["skipped"] = "\(skipped)"
         }
-        // A failure on the proxy's side of the exchange (a store that refused, an origin down)
-        // is the operator's to fix: the log says why, as the answer does.
-        let reason = answered.status >= 500 ? Self.reason(answered) : ""
         if !reason.isEmpty { metadata["error"] = "\(reason)" }
         // In the request's span, so that a log handler's metadata provider names its trace.
         if span.isRecording {
@@ -39,8 +49,6 @@ struct AnswerRecorder: Sendable {
         } else {
             logger.info("request", metadata: metadata)
         }
-        RequestSpan.end(span, status: answered.status, cache: cache, reason: reason)
-        return answered
     }
 
     /// The one-line reason of a failure answered as text; empty for any other answer.

@@ -179,16 +179,16 @@ public struct ProxyPath: Sendable, Hashable {
 /// URL-safe base64 (RFC 4648 §5), as signatures and sources are written: without padding for
 /// imgproxy's, with it for thumbor's.
 public enum Base64URL {
-    // The alphabets differ in two characters and the padding, swapped byte by byte: Foundation's
-    // `replacingOccurrences` made an ETag cost more than the rest of a memory hit.
+    // The alphabets differ in two characters and the padding, swapped byte by byte in
+    // Foundation's output: `replacingOccurrences` made an ETag cost more than the rest of a
+    // memory hit, and appending to an array byte by byte a twentieth of it.
     public static func encode(_ bytes: some Sequence<UInt8>, padded: Bool = false) -> String {
-        var url: [UInt8] = []
-        for byte in Data(bytes).base64EncodedString().utf8 {
-            switch byte {
-            case UInt8(ascii: "+"): url.append(UInt8(ascii: "-"))
-            case UInt8(ascii: "/"): url.append(UInt8(ascii: "_"))
-            case UInt8(ascii: "=") where !padded: continue
-            default: url.append(byte)
+        let data = bytes.withContiguousStorageIfAvailable { Data($0) } ?? Data(bytes)
+        var url = data.base64EncodedData()
+        if !padded, let firstPad = url.firstIndex(of: UInt8(ascii: "=")) { url.removeSubrange(firstPad...) }
+        url.withUnsafeMutableBytes { text in
+            for index in text.indices {
+                if text[index] == UInt8(ascii: "+") { text[index] = UInt8(ascii: "-") } else if text[index] == UInt8(ascii: "/") { text[index] = UInt8(ascii: "_") }
             }
         }
         return String(decoding: url, as: UTF8.self)

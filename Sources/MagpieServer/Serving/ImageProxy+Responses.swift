@@ -17,23 +17,26 @@ extension ImageProxy {
     }
 
     func success(_ encoded: EncodedImage, work: Work, request: ProxyRequest) -> ProxyResponse {
-        let validators = configuration.validation.validators(
-            sourceETag: encoded.sourceETag, sourceLastModified: encoded.sourceLastModified, resultMade: encoded.encodedAt,
-            derivedTag: work.etag(sourceValidator: encoded.sourceValidator))
-        if configuration.validation.isCurrent(request.headers, validators) {
-            return notModified(validators, work: work, sourceCacheControl: encoded.sourceCacheControl)
+        let built = work.resultHeaders.headers(for: encoded) { result in
+            let validators = configuration.validation.validators(
+                sourceETag: result.sourceETag, sourceLastModified: result.sourceLastModified, resultMade: result.encodedAt,
+                derivedTag: work.etag(sourceValidator: result.sourceValidator))
+            var headers: [(name: String, value: String)] = [
+                ("Content-Type", result.format.mediaType), ("Cache-Control", imageCacheControl(work, source: result.sourceCacheControl)),
+                ("Cache-Tag", work.cacheTag), ("Surrogate-Key", work.cacheTag),
+            ]
+            headers += Self.fields(of: validators)
+            if work.varies { headers.append(("Vary", "Accept")) }
+            headers.append(("Content-Disposition", Self.contentDisposition(work, format: result.format)))
+            if !work.skipped.isEmpty { headers.append((SkippedOptions.header, SkippedOptions.value(work.skipped))) }
+            if let origin = configuration.allowedOrigin { headers.append(("Access-Control-Allow-Origin", origin)) }
+            return ResultHeaders.Built(validators: validators, headers: headers)
         }
-        var headers: [(name: String, value: String)] = [
-            ("Content-Type", encoded.format.mediaType), ("Cache-Control", imageCacheControl(work, source: encoded.sourceCacheControl)),
-            ("Cache-Tag", work.cacheTag), ("Surrogate-Key", work.cacheTag),
-        ]
-        headers += Self.fields(of: validators)
-        if work.varies { headers.append(("Vary", "Accept")) }
-        headers.append(("Content-Disposition", Self.contentDisposition(work, format: encoded.format)))
-        if !work.skipped.isEmpty { headers.append((SkippedOptions.header, SkippedOptions.value(work.skipped))) }
-        if let origin = configuration.allowedOrigin { headers.append(("Access-Control-Allow-Origin", origin)) }
-        metrics.served(format: encoded.format.rawValue)
-        return ProxyResponse(status: 200, headers: headers, body: encoded.data)
+        if configuration.validation.isCurrent(request.headers, built.validators) {
+            return notModified(built.validators, work: work, sourceCacheControl: encoded.sourceCacheControl)
+        }
+        metrics.served(format: encoded.format)
+        return ProxyResponse(status: 200, headers: built.headers, body: encoded.data)
     }
 
     func description(_ body: [UInt8], work: Work) -> ProxyResponse {
@@ -68,7 +71,7 @@ extension ImageProxy {
         ]
         headers += Self.fields(of: validators)
         if let origin = configuration.allowedOrigin { headers.append(("Access-Control-Allow-Origin", origin)) }
-        metrics.served(format: format.rawValue)
+        metrics.served(format: format)
         return ProxyResponse(status: 200, headers: headers, body: body)
     }
 

@@ -204,6 +204,8 @@ public final class ImageProxy: Sendable {
         let storedKey: EncodedImageKey
         let varies: Bool
         let cacheTag: String
+        /// The headers its result was last answered with, for the next hit.
+        let resultHeaders = ResultHeaders()
 
         func etag(sourceValidator: String) -> String {
             Validators.etag(source: sourceKey, variant: variant, sourceValidator: sourceValidator)
