@@ -20,7 +20,8 @@ if arguments.first == "thumbnail-peak", let path = arguments.dropFirst().first {
 }
 if arguments.first == "hot-floor", let path = arguments.dropFirst().first {
     // Server mode: Hummingbird's minimal handler serving one file, the proxy's floor.
-    try await serveHotFloor(body: path, contentType: arguments.dropFirst(2).first ?? "image/jpeg")
+    let rest = Array(arguments.dropFirst(2))
+    try await serveHotFloor(body: path, contentType: rest.first ?? "image/jpeg", headerFile: rest.dropFirst().first)
     exit(0)
 }
 func runBenchmarks(quick: Bool, only: String?) async throws -> Report {

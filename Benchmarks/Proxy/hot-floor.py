@@ -4,15 +4,16 @@
 One signed thumbor URL (`fit-in/256x256/filters:quality(80)/` of a 2048x1536 photo, the hot row
 of ../shared/anchors/vs-go-proxies) is answered from `magpie proxy`'s memory cache; beside it,
 Hummingbird's minimal handler (`MagpieBenchmarks hot-floor`) answers the same bytes with their
-content type and nothing else, and imagor answers the same URL from its result storage when its
+content type and nothing else ("floor"), or with the proxy's own headers too ("headers": what the
+framework takes to send them, apart from what the proxy's code takes to make them), and imagor answers the same URL from its result storage when its
 binary is at hand. Each server runs alone, pinned to SERVER_CPUS, under the same wrk load; the
 rounds alternate the servers so that the machine's drift falls on all of them.
 
   usage: Benchmarks/Proxy/hot-floor.py MAGPIE_BINARY BENCHMARKS_BINARY
   env:   SECONDS_PER_RUN (20), WARMUP_SECONDS (2), ROUNDS (3), SERVER_CPUS (0,1), WRK_THREADS (2),
-         WRK_CONNECTIONS (8), SERVERS (magpie,floor,imagor), IMAGOR_BIN
+         WRK_CONNECTIONS (8), SERVERS (magpie,floor,headers,imagor), IMAGOR_BIN
          (/tmp/magpie-anchors/bin/imagor, unpacked by vs-go-proxies), MAGPIE_ARGUMENTS (added to
-         the proxy's), PERF_OUTPUT (a folder: `perf record -g` of the proxy in each round)
+         the proxy's), PERF_OUTPUT (a folder: `perf record -g` of each server in each round)
 
 Prints, per run, req/s, p50/p99 (ms), CPU per request (us) and peak RSS; last, the medians and
 magpie's rate over the floor's and over imagor's.
@@ -27,7 +28,7 @@ ROUNDS = int(os.environ.get("ROUNDS", 3))
 CPUS = os.environ.get("SERVER_CPUS", "0,1")
 THREADS = int(os.environ.get("WRK_THREADS", 2))
 CONNECTIONS = int(os.environ.get("WRK_CONNECTIONS", 8))
-SERVERS = os.environ.get("SERVERS", "magpie,floor,imagor").split(",")
+SERVERS = os.environ.get("SERVERS", "magpie,floor,headers,imagor").split(",")
 IMAGOR = os.environ.get("IMAGOR_BIN", "/tmp/magpie-anchors/bin/imagor")
 PERF = os.environ.get("PERF_OUTPUT")
 HZ = os.sysconf("SC_CLK_TCK")
@@ -64,10 +65,10 @@ signature = base64.urlsafe_b64encode(hmac.new(THUMBOR_KEY.encode(), unsigned.enc
 path = f"/{signature}/{unsigned}"
 
 
-def get(url):
+def get(url, all_headers=False):
     try:
         with direct.open(url, timeout=30) as r:
-            return r.status, r.headers.get("Content-Type", ""), r.read()
+            return r.status, (r.headers if all_headers else r.headers.get("Content-Type", "")), r.read()
     except urllib.error.HTTPError as e:
         return e.code, e.headers.get("Content-Type", ""), e.read()
 
@@ -106,6 +107,8 @@ def server(name, round_number):
                        + os.environ.get("MAGPIE_ARGUMENTS", "").split())
     if name == "floor":
         return started([benchmarks, "hot-floor", answer_file, answer_type])
+    if name == "headers":
+        return started([benchmarks, "hot-floor", answer_file, answer_type, header_file])
     port = unused_port()
     env = dict(os.environ, IMAGOR_SECRET=THUMBOR_KEY, BIND=f"127.0.0.1:{port}", PORT=str(port),
                HTTP_LOADER_ALLOWED_SOURCES="127.0.0.1:*",
@@ -126,6 +129,12 @@ def cpu_seconds(pid):
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / HZ
+
+
+def machine_idle_seconds():
+    with open("/proc/stat") as f:
+        fields = f.readline().split()
+    return (int(fields[4]) + int(fields[5])) / HZ
 
 
 def peak_rss_mb(pid):
@@ -153,14 +162,22 @@ def load(port, seconds):
 
 
 # The floor answers what the proxy answers: its bytes and content type, read from the proxy.
-first, _ = server("magpie", 0)
-status, answer_type, answer = get(f"http://127.0.0.1:{_}{path}")
+first, port = server("magpie", 0)
+get(f"http://127.0.0.1:{port}{path}")
+status, answer_headers, answer = get(f"http://127.0.0.1:{port}{path}", all_headers=True)
 stop(first)
 if status != 200:
     sys.exit(f"magpie answered {status}: {answer[:200]!r}")
+answer_type = answer_headers["Content-Type"]
 answer_file = os.path.join(work, "answer")
 with open(answer_file, "wb") as f:
     f.write(answer)
+# The hit's headers but those the framework writes itself.
+header_file = os.path.join(work, "headers")
+with open(header_file, "w") as f:
+    for name, value in answer_headers.items():
+        if name.lower() not in ("content-type", "content-length", "date", "connection", "transfer-encoding"):
+            f.write(f"{name}: {value}\n")
 print(f"one URL, {len(answer)} bytes of {answer_type}; wrk -t{THREADS} -c{CONNECTIONS} -d{SECONDS}s (+{WARMUP}s warm-up), "
       f"servers and wrk on CPUs {CPUS}; {ROUNDS} round(s); servers {', '.join(SERVERS)}", flush=True)
 
@@ -176,23 +193,23 @@ for round_number in range(1, ROUNDS + 1):
                 raise RuntimeError(f"{name} answered {status}")
             load(port, WARMUP)
             perf = None
-            if PERF and name == "magpie":
+            if PERF:
                 os.makedirs(PERF, exist_ok=True)
                 perf = subprocess.Popen(["perf", "record", "-g", "-F", "499", "-p", str(process.pid), "-o",
-                                         os.path.join(PERF, f"magpie-hot-{round_number}.data")],
+                                         os.path.join(PERF, f"{name}-hot-{round_number}.data")],
                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            before = cpu_seconds(process.pid)
+            before, idle_before = cpu_seconds(process.pid), machine_idle_seconds()
             requests, duration, p50, p99, errors = load(port, SECONDS)
-            cpu = cpu_seconds(process.pid) - before
+            cpu, idle = cpu_seconds(process.pid) - before, machine_idle_seconds() - idle_before
             if perf:
                 perf.send_signal(2)
                 perf.wait()
             rate = requests / (duration / 1e6)
             row = dict(rate=rate, p50=p50 / 1000, p99=p99 / 1000, cpu_us=cpu / requests * 1e6, rss=peak_rss_mb(process.pid),
-                       errors=errors, size=len(body))
+                       errors=errors, size=len(body), idle=idle / (duration / 1e6))
             results[name].append(row)
             print(f"round {round_number} {name:7} {rate:9.0f} req/s  p50 {row['p50']:.2f} ms  p99 {row['p99']:.2f} ms  "
-                  f"{row['cpu_us']:6.1f} us CPU/request  peak {row['rss']:.0f} MB  {len(body)} bytes  errors {errors}", flush=True)
+                  f"{row['cpu_us']:6.1f} us CPU/request  {row['idle']:.2f} cores idle  peak {row['rss']:.0f} MB  {len(body)} bytes  errors {errors}", flush=True)
         finally:
             stop(process)
 

@@ -128,8 +128,7 @@ public struct ProxyConfiguration: Sendable {
     /// Requests starting new work at once (download, decode, processing, encoding), two per
     /// core as imgproxy's workers. A request for a result already being made joins that work and
     /// takes no slot. How many decodes and encodes run at once is the pipeline's
-    /// (``Magpie/ImagePipeline/Configuration/decodingThreads``; the proxy's default is two per
-    /// core, as many as its default slots).
+    /// (``Magpie/ImagePipeline/Configuration/decodingThreads``, one per core).
     public var processingSlots = twoPerCore
     /// The default of the slots and of the pipeline's decoding threads.
     static let twoPerCore = 2 * max(1, ProcessInfo.processInfo.activeProcessorCount)
@@ -162,11 +161,10 @@ public struct ProxyConfiguration: Sendable {
         pipeline.diskCachePolicy = .originalsAndVariants
         pipeline.diskCache = cacheDirectory.map { DataCache.Configuration(directory: $0) }
         pipeline.maximumConcurrentDownloads = 32
-        // A thread per processing slot (two per core, as imgproxy runs its workers' libvips
-        // calls): with one per core, a quarter of a core stood idle while every slot was busy (a
-        // libvips call waits on its own workers and on the sequential JPEG read). Decoded memory
-        // stays bounded by the decode budget, not by the thread count (issue 38, BENCHMARKS.md).
-        pipeline.decodingThreads = Self.twoPerCore
+        // Decoding threads stay the library's one per core. Two per core filled the quarter of a
+        // core the repeat row leaves idle (4-5% more requests there), but in the release user run
+        // (60 photos, 0.3-12 MP) it bought no throughput and cost peak RSS 326-374 -> 463 MB and
+        // p99 606-635 -> 842 ms; three threads fell between (issue 38, BENCHMARKS.md).
         pipeline.maximumPixels = 50_000_000
         pipeline.maximumResponseBytes = 32_000_000
         // A failing source answers with its own status every time (404, 422...), not a

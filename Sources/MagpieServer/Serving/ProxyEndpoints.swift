@@ -16,7 +16,8 @@ struct ProxyEndpoints: Sendable {
         guard request.method == .get || request.method == .head else {
             return Self.text(.methodNotAllowed, "only GET and HEAD\n", extra: [.allow: "GET, HEAD"])
         }
-        let endpoint = path.prefix(while: { $0 != "?" })
+        // Byte by byte: walking the path as Characters was a tenth of a memory hit's own work.
+        let endpoint = path[..<(path.utf8.firstIndex(of: UInt8(ascii: "?")) ?? path.endIndex)]
         if let healthy = proxy.grammars.healthCheck(at: endpoint) { return health(ok: healthy) }
         switch endpoint {
         case "/": return Self.landing
@@ -29,14 +30,16 @@ struct ProxyEndpoints: Sendable {
         default: break
         }
         var headers: [String: String] = [:]
+        headers.reserveCapacity(request.headers.count)
         for field in request.headers { headers[field.name.canonicalName] = field.value }
-        let proxyRequest = ProxyRequest(path: String(path), headers: headers)
+        let proxyRequest = ProxyRequest(path: String(path), lowercasedHeaders: headers)
         let answer: ProxyResponse =
             switch proxy.firstLook(at: proxyRequest) {
             case .answered(let response): response
             case .pending(let pending): await answerUnlessClientGoes(pending, channel: channel)
             }
         var fields = HTTPFields()
+        fields.reserveCapacity(answer.headers.count)
         for (name, value) in answer.headers {
             if let fieldName = HTTPField.Name(name) { fields.append(HTTPField(name: fieldName, value: value)) }
         }

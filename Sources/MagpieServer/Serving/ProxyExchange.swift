@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A request as the proxy needs it, whatever server received it.
 public struct ProxyRequest: Sendable {
     /// The path as received, percent-encoding intact: `/<signature>/<options>/<source>`.
@@ -14,10 +16,28 @@ public struct ProxyRequest: Sendable {
         self.id = id ?? self.headers["x-request-id"] ?? ProxyRequest.makeID()
     }
 
+    /// A request whose header names are in lower case already (HTTP types' canonical names), as
+    /// a server's adapter has them: nothing is copied to lower them again.
+    package init(path: String, lowercasedHeaders headers: [String: String]) {
+        self.path = path
+        self.headers = headers
+        id = headers["x-request-id"] ?? ProxyRequest.makeID()
+    }
+
+    /// Sixteen hex digits, unique in this process: a counter scrambled by SplitMix64's
+    /// finaliser (a bijection) from a random start, so ids do not read as a sequence. Drawing
+    /// each from the system's generator was a `getrandom` call per request.
     private static func makeID() -> String {
-        let digits = String(UInt64.random(in: .min ... .max), radix: 16)
+        var mixed = idSeed &+ issuedIDs.wrappingAdd(1, ordering: .relaxed).newValue &* 0x9E37_79B9_7F4A_7C15
+        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
+        mixed ^= mixed >> 31
+        let digits = String(mixed, radix: 16)
         return String(repeating: "0", count: 16 - digits.count) + digits
     }
+
+    private static let idSeed = UInt64.random(in: .min ... .max)
+    private static let issuedIDs = Atomic<UInt64>(0)
 }
 
 /// What the proxy answers.
