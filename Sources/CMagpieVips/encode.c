@@ -121,10 +121,18 @@ magpie_status magpie_encode(const unsigned char *pixels, int width, int height, 
         if (flat) g_object_unref(flat);
         break;
     }
-    case MAGPIE_FORMAT_WEBP:
+    case MAGPIE_FORMAT_WEBP: {
+        // An animation at effort 2 of 0-6 (libwebp's method): for every frame, libwebp's animation
+        // encoder tries a sub-frame and a full frame, and from method 3 up each with its
+        // rate-distortion search. At 2, files 3-5% larger than at libvips' default 4 and still no
+        // larger than Pillow's (whose animated save uses method 0); the 100-frame benchmark went from
+        // 0.92 to 0.72-0.77 of Pillow's time
+        // (issue 38, BENCHMARKS.md). Stills keep 4: one frame costs little either way.
+        int effort = animated ? 2 : 4;
         failed = options->lossless ? vips_webpsave_buffer(image, &buffer, &size, "lossless", TRUE, "strip", strip, NULL)
-                                   : vips_webpsave_buffer(image, &buffer, &size, "Q", quality, "strip", strip, NULL);
+                                   : vips_webpsave_buffer(image, &buffer, &size, "Q", quality, "strip", strip, "effort", effort, NULL);
         break;
+    }
     case MAGPIE_FORMAT_GIF: failed = vips_gifsave_buffer(image, &buffer, &size, NULL); break;
     case MAGPIE_FORMAT_AVIF: {
         // An opaque image is written without its alpha plane, which would
