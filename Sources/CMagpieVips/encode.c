@@ -125,9 +125,9 @@ magpie_status magpie_encode(const unsigned char *pixels, int width, int height, 
         // An animation at effort 2 of 0-6 (libwebp's method): for every frame, libwebp's animation
         // encoder tries a sub-frame and a full frame, and from method 3 up each with its
         // rate-distortion search. At 2, files 3-5% larger than at libvips' default 4 and still no
-        // larger than Pillow's (whose animated save uses method 0); the 100-frame benchmark went from
-        // 0.92 to 0.72-0.77 of Pillow's time
-        // (issue 38, BENCHMARKS.md). Stills keep 4: one frame costs little either way.
+        // larger than Pillow's (whose animated save uses method 0); the 100-frame benchmark went
+        // from 0.92 to 0.72-0.77 of Pillow's time (issue 38, BENCHMARKS.md). Stills keep 4: one
+        // frame costs little either way.
         int effort = animated ? 2 : 4;
         failed = options->lossless ? vips_webpsave_buffer(image, &buffer, &size, "lossless", TRUE, "strip", strip, NULL)
                                    : vips_webpsave_buffer(image, &buffer, &size, "Q", quality, "strip", strip, "effort", effort, NULL);

@@ -7,8 +7,6 @@ enum Validators {
     /// A strong ETag for one variant of one version of a source: from the source's cache key,
     /// the variant's name (what is made and how it is encoded) and the source's own validator
     /// (``Magpie/EncodedImage/validator(of:metadata:)``).
-    private static let newline: [UInt8] = [UInt8(ascii: "\n")]
-
     static func etag(source: String, variant: String, sourceValidator: String) -> String {
         // Fed part by part, with no joined copy: every memory hit's answer carries one.
         var hash = SHA256()
@@ -19,6 +17,8 @@ enum Validators {
         }
         return "\"" + Base64URL.encode(hash.finalize()).prefix(22) + "\""
     }
+
+    private static let newline: [UInt8] = [UInt8(ascii: "\n")]
 
     /// Whether `header` (an `If-None-Match` value) names `etag`; weak comparison, as RFC 9110
     /// asks for this header.

@@ -17,17 +17,17 @@ extension ImageProxy {
     }
 
     func success(_ encoded: EncodedImage, work: Work, request: ProxyRequest) -> ProxyResponse {
-        let built = work.resultHeaders.headers(for: encoded) { result in
+        let built = work.resultHeaders.headers(for: encoded) {
             let validators = configuration.validation.validators(
-                sourceETag: result.sourceETag, sourceLastModified: result.sourceLastModified, resultMade: result.encodedAt,
-                derivedTag: work.etag(sourceValidator: result.sourceValidator))
+                sourceETag: encoded.sourceETag, sourceLastModified: encoded.sourceLastModified, resultMade: encoded.encodedAt,
+                derivedTag: work.etag(sourceValidator: encoded.sourceValidator))
             var headers: [(name: String, value: String)] = [
-                ("Content-Type", result.format.mediaType), ("Cache-Control", imageCacheControl(work, source: result.sourceCacheControl)),
+                ("Content-Type", encoded.format.mediaType), ("Cache-Control", imageCacheControl(work, source: encoded.sourceCacheControl)),
                 ("Cache-Tag", work.cacheTag), ("Surrogate-Key", work.cacheTag),
             ]
             headers += Self.fields(of: validators)
             if work.varies { headers.append(("Vary", "Accept")) }
-            headers.append(("Content-Disposition", Self.contentDisposition(work, format: result.format)))
+            headers.append(("Content-Disposition", Self.contentDisposition(work, format: encoded.format)))
             if !work.skipped.isEmpty { headers.append((SkippedOptions.header, SkippedOptions.value(work.skipped))) }
             if let origin = configuration.allowedOrigin { headers.append(("Access-Control-Allow-Origin", origin)) }
             return ResultHeaders.Built(validators: validators, headers: headers)

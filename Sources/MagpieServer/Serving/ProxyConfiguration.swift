@@ -129,9 +129,7 @@ public struct ProxyConfiguration: Sendable {
     /// core as imgproxy's workers. A request for a result already being made joins that work and
     /// takes no slot. How many decodes and encodes run at once is the pipeline's
     /// (``Magpie/ImagePipeline/Configuration/decodingThreads``, one per core).
-    public var processingSlots = twoPerCore
-    /// The default of the slots and of the pipeline's decoding threads.
-    static let twoPerCore = 2 * max(1, ProcessInfo.processInfo.activeProcessorCount)
+    public var processingSlots = 2 * max(1, ProcessInfo.processInfo.activeProcessorCount)
     /// Requests waiting for a slot; beyond this, requests get 503 with `Retry-After`.
     public var queueLimit = 64
     /// The prefix of imgproxy's metric names in `/metrics` (`requests_total` becomes

@@ -11,17 +11,17 @@ public struct ProxyRequest: Sendable {
     public var id: String
 
     public init(path: String, headers: [String: String] = [:], id: String? = nil) {
-        self.path = path
-        self.headers = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { _, last in last })
-        self.id = id ?? self.headers["x-request-id"] ?? ProxyRequest.makeID()
+        self.init(
+            path: path, lowercasedHeaders: Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { _, last in last }),
+            id: id)
     }
 
     /// A request whose header names are in lower case already (HTTP types' canonical names), as
     /// a server's adapter has them: nothing is copied to lower them again.
-    package init(path: String, lowercasedHeaders headers: [String: String]) {
+    package init(path: String, lowercasedHeaders headers: [String: String], id: String? = nil) {
         self.path = path
         self.headers = headers
-        id = headers["x-request-id"] ?? ProxyRequest.makeID()
+        self.id = id ?? headers["x-request-id"] ?? ProxyRequest.makeID()
     }
 
     /// Sixteen hex digits, unique in this process: a counter scrambled by SplitMix64's

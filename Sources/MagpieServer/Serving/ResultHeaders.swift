@@ -12,7 +12,6 @@ final class ResultHeaders: Sendable {
     struct Result: Equatable, Sendable {
         let format: ImageFormat
         let sourceValidator: String
-        let sourceETag: String?
         let sourceLastModified: String?
         let sourceCacheControl: String?
         let encodedAt: Date?
@@ -20,7 +19,6 @@ final class ResultHeaders: Sendable {
         init(_ encoded: EncodedImage) {
             format = encoded.format
             sourceValidator = encoded.sourceValidator
-            sourceETag = encoded.sourceETag
             sourceLastModified = encoded.sourceLastModified
             sourceCacheControl = encoded.sourceCacheControl
             encodedAt = encoded.encodedAt
@@ -35,10 +33,10 @@ final class ResultHeaders: Sendable {
     private let last = Mutex<(result: Result, built: Built)?>(nil)
 
     /// The headers for `encoded`: those built last when it is the same result, else `build`'s.
-    func headers(for encoded: EncodedImage, build: (Result) -> Built) -> Built {
+    func headers(for encoded: EncodedImage, build: () -> Built) -> Built {
         let result = Result(encoded)
         if let kept = last.withLock({ $0 }), kept.result == result { return kept.built }
-        let built = build(result)
+        let built = build()
         last.withLock { $0 = (result, built) }
         return built
     }

@@ -18,12 +18,12 @@ struct ResultHeadersTests {
         let kept = ResultHeaders()
         let builds = NIOLockedValueBox(0)
         func headers(_ encoded: EncodedImage) -> [String] {
-            kept.headers(for: encoded) { result in
+            kept.headers(for: encoded) {
                 builds.withLockedValue { $0 += 1 }
                 return ResultHeaders.Built(
-                    validators: AnswerValidators(etag: result.sourceValidator, lastModified: result.sourceLastModified),
-                    headers: [("Content-Type", result.format.mediaType), ("ETag", result.sourceValidator),
-                              ("Cache-Control", result.sourceCacheControl ?? "-")])
+                    validators: AnswerValidators(etag: encoded.sourceValidator, lastModified: encoded.sourceLastModified),
+                    headers: [("Content-Type", encoded.format.mediaType), ("ETag", encoded.sourceValidator),
+                              ("Cache-Control", encoded.sourceCacheControl ?? "-")])
             }.headers.map { "\($0.name): \($0.value)" }
         }
         let first = headers(Self.result())
@@ -46,8 +46,9 @@ struct ResultHeadersTests {
             for index in 0..<400 {
                 group.addTask {
                     let validator = index % 2 == 0 ? "\"even\"" : "\"odd\""
-                    let built = kept.headers(for: Self.result(validator: validator)) { result in
-                        ResultHeaders.Built(validators: AnswerValidators(etag: result.sourceValidator), headers: [("ETag", result.sourceValidator)])
+                    let encoded = Self.result(validator: validator)
+                    let built = kept.headers(for: encoded) {
+                        ResultHeaders.Built(validators: AnswerValidators(etag: encoded.sourceValidator), headers: [("ETag", encoded.sourceValidator)])
                     }
                     return built.validators.etag == validator && built.headers.first?.value == validator
                 }
