@@ -24,8 +24,9 @@ public enum ChildProcess {
         process.standardError = try FileHandle(forWritingTo: errors)
         try process.run()
         let printed = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
+        // Its output has ended; a child that has closed it but not exited is given a minute.
+        let status = ChildEnd.waitBlocking(for: process, limit: .seconds(60))
+        guard status == 0 else {
             let message = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
             let name = arguments.first.map { "\(program) \(URL(fileURLWithPath: $0).lastPathComponent)" } ?? program
             throw Failed(description: "\(name) failed: \(message)")

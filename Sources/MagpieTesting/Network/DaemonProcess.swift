@@ -51,19 +51,20 @@ public final class DaemonProcess: Sendable {
 
     /// Sends the stop signal and waits for the program to exit; SIGKILL after two seconds.
     public func stop() {
-        guard process.isRunning else { return }
+        guard ChildEnd.status(of: process) == nil else { return }
         kill(process.processIdentifier, stopSignal)
-        for _ in 0..<200 where process.isRunning { usleep(10_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        if ChildEnd.waitBlocking(for: process, limit: .seconds(2)) == nil {
+            kill(process.processIdentifier, SIGKILL)
+            _ = ChildEnd.waitBlocking(for: process, limit: .seconds(10))
+        }
     }
 
     /// Kills the program (SIGKILL) and waits for it to exit without holding a thread: for a
     /// server whose data is thrown away and whose graceful stop is slow (SeaweedFS takes 12 s).
     public func killed() async {
-        guard process.isRunning else { return }
+        guard ChildEnd.status(of: process) == nil else { return }
         kill(process.processIdentifier, SIGKILL)
-        while process.isRunning { try? await Task.sleep(for: .milliseconds(5)) }
+        _ = await ChildEnd.wait(for: process, limit: .seconds(10))
     }
 
     deinit { stop() }

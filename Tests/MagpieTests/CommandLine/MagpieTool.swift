@@ -1,6 +1,5 @@
 import Foundation
 import MagpieTesting
-import NIOConcurrencyHelpers
 import Testing
 
 /// A built executable of the package (`magpie`, `MagpieProbe`), run as a child process the way a
@@ -96,58 +95,43 @@ struct MagpieTool {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
-        process.environment = ["HOME": home.path, "PATH": "/usr/bin:/bin", "TERM": "dumb", "LANG": "C.UTF-8"]
+        // A child that crashes or is sent SIGQUIT (``waitForExit(_:limit:)``) writes every
+        // thread's stack, with no prompt.
+        process.environment = [
+            "HOME": home.path, "PATH": "/usr/bin:/bin", "TERM": "dumb", "LANG": "C.UTF-8",
+            "SWIFT_BACKTRACE": "enable=yes,interactive=no,threads=all,color=no",
+        ]
             .merging(extra) { _, given in given }
         return process
     }
 
     /// Starts `process`, tied to this one (``Tether``), and returns its status once it ends,
     /// terminating it after `limit` so a hang fails the test instead of stalling the suite. The
-    /// end is watched from before the start (an end Foundation reaps before a handler set after
-    /// `run()` is missed, and once left a rehearsal's suite waiting on a zombie for 17 minutes);
-    /// a child never reaped ten seconds past its limit is answered -1.
+    /// end is asked of the kernel too (``ChildEnd``): a child whose end Foundation never reaped
+    /// once left a rehearsal's suite waiting on a zombie for 17 minutes. A child still running
+    /// ten seconds past its limit is answered -1.
     static func runToEnd(_ process: Process, limit: Duration) async throws -> Int32 {
-        let (ends, end) = AsyncStream<Int32>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        process.terminationHandler = { ended in
-            end.yield(ended.terminationStatus)
-            end.finish()
-        }
-        let watchdog = Task {
-            try await Task.sleep(for: limit)
-            if process.isRunning { process.terminate() }
-            try await Task.sleep(for: .seconds(10))
-            end.yield(-1)
-            end.finish()
-        }
-        defer { watchdog.cancel() }
         try process.run()
         try Tether.bind(process)
-        for await status in ends { return status }
-        return -1
+        if let status = await ChildEnd.wait(for: process, limit: limit) { return status }
+        process.terminate()
+        return await ChildEnd.wait(for: process, limit: .seconds(10)) ?? -1
     }
 
-    /// Waits for a started process to end and returns its status.
-    static func waitForExit(_ process: Process) async -> Int32 {
-        let resumed = NIOLockedValueBox(false)
-        return await withCheckedContinuation { continuation in
-            @Sendable func finish() {
-                let first = resumed.withLockedValue { done in
-                    defer { done = true }
-                    return !done
-                }
-                if first { continuation.resume(returning: process.terminationStatus) }
-            }
-            process.terminationHandler = { _ in finish() }
-            // It may have ended before the handler was set, and Foundation may have reaped it
-            // already (no handler call will come): look again, now and until it is seen ended.
-            if !process.isRunning { finish() }
-            Task {
-                while resumed.withLockedValue({ !$0 }) {
-                    try? await Task.sleep(for: .milliseconds(200))
-                    if !process.isRunning { finish() }
-                }
-            }
+    /// Waits for a started process to end and returns its status. One still running after
+    /// `limit` fails the test: it is sent SIGQUIT (the Swift runtime's backtracer then writes
+    /// every thread's stack to its standard error, where the test keeps it), then SIGKILL, and
+    /// answered -1, so a child that never stops fails its test instead of stalling the run.
+    static func waitForExit(_ process: Process, limit: Duration = .seconds(120)) async -> Int32 {
+        if let status = await ChildEnd.wait(for: process, limit: limit) { return status }
+        let name = process.executableURL?.lastPathComponent ?? "child"
+        Issue.record("\(name) (pid \(process.processIdentifier)) did not exit within \(limit): sent SIGQUIT, then SIGKILL")
+        kill(process.processIdentifier, SIGQUIT)
+        if await ChildEnd.wait(for: process, limit: .seconds(15)) == nil {
+            kill(process.processIdentifier, SIGKILL)
+            _ = await ChildEnd.wait(for: process, limit: .seconds(10))
         }
+        return -1
     }
 
     func cleanUp() {

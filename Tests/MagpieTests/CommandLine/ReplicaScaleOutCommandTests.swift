@@ -153,10 +153,9 @@ struct ReplicaScaleOutCommandTests {
             }
             try? await client.shutdown()
             nginx?.stop()
-            for replica in replicas where replica.process.isRunning {
+            for replica in replicas where ChildEnd.status(of: replica.process) == nil {
                 replica.process.terminate()
-                // Waited for without holding one of the few threads other suites run on.
-                while replica.process.isRunning { try? await Task.sleep(for: .milliseconds(20)) }
+                #expect(await MagpieTool.waitForExit(replica.process) == 0, "SIGTERM stops a replica cleanly")
             }
             await origin.shutdown()
             tool.cleanUp()

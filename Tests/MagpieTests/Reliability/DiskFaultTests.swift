@@ -52,8 +52,7 @@ enum ScratchMount {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         guard (try? process.run()) != nil else { return false }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
+        return ChildEnd.waitBlocking(for: process, limit: .seconds(60)) == 0
     }
 }
 
