@@ -41,15 +41,18 @@ static int fewest_bands(VipsImage *image, int grey, int opaque, int sixteen, Vip
     return failed;
 }
 
+// Whether the options ask for an animation: more than one frame, in a format that has them.
+static int is_animated(const magpie_encode_options *options) {
+    return options->frames > 1 && (options->format == MAGPIE_FORMAT_WEBP || options->format == MAGPIE_FORMAT_GIF);
+}
+
 magpie_status magpie_encode(const unsigned char *pixels, int width, int height, const magpie_encode_options *options,
                   unsigned char **output, size_t *output_length, char *error, size_t error_length) {
-    const int quality = options->quality;
     *output = NULL;
     *output_length = 0;
-    int animated = options->frames > 1 && (options->format == MAGPIE_FORMAT_WEBP || options->format == MAGPIE_FORMAT_GIF);
-    int rows = animated ? height * options->frames : height;
+    int rows = is_animated(options) ? height * options->frames : height;
     int sixteen = options->sample_bytes == 2;
-    if (sixteen && (animated || (options->format != MAGPIE_FORMAT_PNG && options->format != MAGPIE_FORMAT_TIFF))) {
+    if (sixteen && (is_animated(options) || (options->format != MAGPIE_FORMAT_PNG && options->format != MAGPIE_FORMAT_TIFF))) {
         magpie_set_error(error, error_length, "only PNG and TIFF stills are written with 16 bits a sample");
         return MAGPIE_STATUS_FAILED;
     }
@@ -58,6 +61,19 @@ magpie_status magpie_encode(const unsigned char *pixels, int width, int height, 
         magpie_take_error(error, error_length, "could not wrap the pixels");
         return MAGPIE_STATUS_FAILED;
     }
+    magpie_status status = magpie_encode_image(image, pixels, width, height, options, output, output_length, error, error_length);
+    g_object_unref(image);
+    return status;
+}
+
+magpie_status magpie_encode_image(VipsImage *image, const unsigned char *pixels, int width, int height,
+                                  const magpie_encode_options *options, unsigned char **output, size_t *output_length,
+                                  char *error, size_t error_length) {
+    const int quality = options->quality;
+    *output = NULL;
+    *output_length = 0;
+    int animated = is_animated(options);
+    int sixteen = options->sample_bytes == 2;
     if (animated) {
         // libvips' WebP and GIF savers write a tall image with these as an animation.
         vips_image_set_int(image, "page-height", height);
@@ -158,11 +174,9 @@ magpie_status magpie_encode(const unsigned char *pixels, int width, int height, 
     case MAGPIE_FORMAT_BMP: written = magpie_bmp_save(image, &buffer, &size, error, error_length); break;
     case MAGPIE_FORMAT_ICO: written = magpie_ico_save(image, &buffer, &size, error, error_length); break;
     default:
-        g_object_unref(image);
         magpie_set_error(error, error_length, "unknown output format");
         return MAGPIE_STATUS_UNSUPPORTED;
     }
-    g_object_unref(image);
     if (written != MAGPIE_STATUS_OK) return written;
     if (failed) {
         magpie_take_error(error, error_length, "encoding failed");

@@ -1,3 +1,4 @@
+#include "frame_progress.h"
 #include "shim_internal.h"
 
 #include <pthread.h>
@@ -34,6 +35,8 @@ typedef struct {
     VipsImage *first;
     /// The decoded first frame `first` reads from, when decoding.
     unsigned char *first_pixels;
+    /// Told of each frame as it is finished, when something reads the output while it renders.
+    magpie_frame_progress *progress;
 } frame_plan;
 
 static size_t frame_bytes(const frame_plan *plan) { return (size_t)plan->frame_width * plan->frame_height * 4; }
@@ -86,6 +89,7 @@ static magpie_status process_and_finish(const frame_plan *plan, const magpie_ima
     if (status != MAGPIE_STATUS_OK) return status;
     status = finish_frame(image, result, index, destination, error, error_length);
     g_object_unref(result);
+    if (status == MAGPIE_STATUS_OK) magpie_progress_finish(plan->progress, index);
     return status;
 }
 
@@ -269,13 +273,20 @@ magpie_status magpie_render_frames(magpie_image *image, unsigned char *destinati
     magpie_status status = finish_frame(image, plan->first, 0, destination, error, error_length);
     g_object_unref(plan->first);
     plan->first = NULL;
+    if (status == MAGPIE_STATUS_OK) magpie_progress_finish(plan->progress, 0);
     if (status != MAGPIE_STATUS_OK || image->frames == 1) return status;
     if (plan->has_operation && plan->pixels) return render_split(plan, image, destination, error, error_length);
     if (plan->has_operation) return render_decoded(plan, image, destination, error, error_length);
     // Decoding at full size: the decoder is the work, and it goes in order.
-    for (int i = 1; i < image->frames && status == MAGPIE_STATUS_OK; i++)
+    for (int i = 1; i < image->frames && status == MAGPIE_STATUS_OK; i++) {
         status = decode_frame(plan, i, destination + size * i, error, error_length);
+        if (status == MAGPIE_STATUS_OK) magpie_progress_finish(plan->progress, i);
+    }
     return status;
+}
+
+void magpie_frames_follow(magpie_image *image, magpie_frame_progress *progress) {
+    if (image->frame_plan) ((frame_plan *)image->frame_plan)->progress = progress;
 }
 
 void magpie_free_frames(magpie_image *image) {

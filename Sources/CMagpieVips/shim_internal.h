@@ -6,22 +6,26 @@
 //
 // The files call each other in one direction only, from the entry points down
 // (`ShimLayeringTests` fails on a loop):
-//   decode.c, process.c, encode.c, image.c, text.c,      the Swift-facing API
-//   runtime.c
+//   render_encoding.c                                   rendering and encoding an animation at once
+//   → decode.c, process.c, encode.c, image.c, text.c,   the Swift-facing API
+//     runtime.c
 //     → frames.c                                        animations, frame by frame
 //       → operations.c, render_here.c                   one operation; rendering on this thread
 //         → scale_on_load.c                             geometry, opening at a reduced scale
 //           → formats.c                                 recognising and opening
 //             → png_guard.c, heif_hevc.c, bitmap.c,     format guards and decoders outside libvips
 //               jpeg_xl.c
-// colour.c, shim_internal.c, gif_frames.c and jpeg_dc.c sit at the bottom, used from any level.
+// colour.c, shim_internal.c, gif_frames.c, jpeg_dc.c and frame_progress.c sit at the bottom,
+// used from any level.
 #ifndef MAGPIE_SHIM_INTERNAL_H
 #define MAGPIE_SHIM_INTERNAL_H
 
 #include <stddef.h>
 #include <vips/vips.h>
 
+#include "frame_progress.h"
 #include "magpie_decode.h"
+#include "magpie_encode.h"
 #include "magpie_formats.h"
 #include "magpie_process.h"
 
@@ -131,6 +135,17 @@ magpie_status magpie_render_frames(magpie_image *image, unsigned char *destinati
 
 /// Releases a frame plan.
 void magpie_free_frames(magpie_image *image);
+
+/// Has a planned animation's render tell `progress` of each frame it finishes (nothing for a
+/// still, which has no plan).
+void magpie_frames_follow(magpie_image *image, magpie_frame_progress *progress);
+
+/// magpie_encode's work on pixels libvips already has as `image` (`width` x `height` a frame,
+/// `options->frames` frames stacked): `pixels` is read only for the first frame (whether it is
+/// opaque or grey), and for the formats encoded outside libvips (HEIF, JPEG XL: stills).
+magpie_status magpie_encode_image(VipsImage *image, const unsigned char *pixels, int width, int height,
+                                  const magpie_encode_options *options, unsigned char **output, size_t *output_length,
+                                  char *error, size_t error_length);
 
 /// Computes all of `image` on the calling thread into `destination` (rows packed).
 magpie_status magpie_render_here(VipsImage *image, unsigned char *destination, char *error, size_t error_length);

@@ -30,6 +30,11 @@ func animatedThumbnail(_ image: DecodedImage) throws(MagpieError) -> [UInt8] {
     try ImageEncoder(quality: 80).encode(image, as: .webp)
 }
 
+func webpThumbnail(ofGIF data: [UInt8]) throws(MagpieError) -> [UInt8] {
+    let options = DecodingOptions(thumbnail: .init(width: 128, height: 128), decodesAllFrames: true)
+    return try ImageEncoder(quality: 80).encode(decoding: data, options: options, as: .webp)
+}
+
 @Suite("Animated images article")
 struct AnimationArticleTests {
     @Test func theSnippetsDoWhatTheArticleSays() async throws {
@@ -49,6 +54,10 @@ struct AnimationArticleTests {
             let webp = try animatedThumbnail(response.image)
             let back = try VipsDecoder().decode(webp, options: DecodingOptions(decodesAllFrames: true))
             #expect(back.frameCount == 6 && back.animation == response.image.animation)
+
+            let thumbnail = try VipsDecoder().decode(try webpThumbnail(ofGIF: clip), options: DecodingOptions(decodesAllFrames: true))
+            #expect((thumbnail.width, thumbnail.height, thumbnail.frameCount) == (120, 80, 6), "fitted into the box, never enlarged")
+            #expect(thumbnail.animation == response.image.animation)
         }
     }
 }

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 
+#include "magpie_decode.h"
 #include "magpie_formats.h"
 
 #ifdef __cplusplus
@@ -40,6 +41,16 @@ typedef struct {
 /// The output is freed with `magpie_free_buffer`.
 magpie_status magpie_encode(const unsigned char *pixels, int width, int height, const magpie_encode_options *options,
                   unsigned char **output, size_t *output_length, char *error, size_t error_length);
+
+/// magpie_render, and for an animation going to WebP or GIF, its encoding as `options` say while
+/// it renders: frame n is encoded while frame n + 1 is decoded and processed, instead of every
+/// frame waiting for the last. The frame count, delays and loop come from `image`; the rest of
+/// `options` as for magpie_encode. `*output` stays NULL when the image is not such an
+/// animation, or its encoding failed (only rendered: encode the pixels with magpie_encode,
+/// which says why it fails). The output is identical to magpie_encode's of the rendered pixels.
+magpie_status magpie_render_encoding(magpie_image *image, unsigned char *destination, size_t length,
+                                     const magpie_encode_options *options, unsigned char **output, size_t *output_length,
+                                     char *error, size_t error_length);
 
 #ifdef __cplusplus
 }

@@ -22,49 +22,66 @@ public struct VipsDecoder: ImageDecoding {
 
     /// Decodes the first frame; see ``decode(_:options:)`` for every frame of an animation.
     public func decode(_ data: [UInt8], thumbnail: ImageRequest.Thumbnail?, maximumPixels: Int) throws(MagpieError) -> DecodedImage {
-        try decode(data, options: DecodingOptions(thumbnail: thumbnail, maximumPixels: maximumPixels), partial: false)
+        try decode(data, options: DecodingOptions(thumbnail: thumbnail, maximumPixels: maximumPixels), partial: false).image
     }
 
     public func decode(_ data: [UInt8], options: DecodingOptions) throws(MagpieError) -> DecodedImage {
-        try decode(data, options: options, partial: false)
+        try decode(data, options: options, partial: false).image
     }
 
     public func decodePreview(_ data: [UInt8], thumbnail: ImageRequest.Thumbnail?, maximumPixels: Int) -> DecodedImage? {
-        try? decode(data, options: DecodingOptions(thumbnail: thumbnail, maximumPixels: maximumPixels), partial: true)
+        try? decode(data, options: DecodingOptions(thumbnail: thumbnail, maximumPixels: maximumPixels), partial: true).image
     }
 
-    private func decode(_ data: [UInt8], options decoding: DecodingOptions, partial: Bool) throws(MagpieError) -> DecodedImage {
+    /// An image decoded, and its encoding when one was asked for alongside and could be made
+    /// while it rendered (`magpie_render_encoding`: an animation going to WebP or GIF).
+    struct Decoded {
+        var image: DecodedImage
+        var encoded: [UInt8]?
+    }
+
+    /// ``decode(_:options:)``, with `encodingAlongside`'s encoding of the image made while it
+    /// renders where the shim can (``ImageEncoder/encode(decoding:options:as:)``).
+    func decode(_ data: [UInt8], options: DecodingOptions, encodingAlongside: (ImageEncoder, ImageFormat)) throws(MagpieError) -> Decoded {
+        try decode(data, options: options, partial: false, encodingAlongside: encodingAlongside)
+    }
+
+    private func decode(
+        _ data: [UInt8], options decoding: DecodingOptions, partial: Bool, encodingAlongside: (ImageEncoder, ImageFormat)? = nil
+    ) throws(MagpieError) -> Decoded {
         if decoding.thumbnail == nil, decoding.layoutFirst != nil, let header = DecodeMemory.header(of: data, vectorDPI: decoding.vectorDPI) {
             // Straight to the size the layout scales to, in one libvips pipeline with
             // shrink-on-load; the layout reads the whole image's size from `fullSize`.
             let direct = decoding.resolvingLayout(for: header)
-            if direct.wholeSize != nil { return try decode(data, options: direct, partial: partial) }
+            if direct.wholeSize != nil { return try decode(data, options: direct, partial: partial, encodingAlongside: encodingAlongside) }
         }
         if decoding.thumbnail != nil, let wholeSize = decoding.wholeSize {
             var direct = decoding
             direct.wholeSize = nil
-            let image = try decode(data, options: direct, partial: partial)
-            return DecodedImage(
+            let decoded = try decode(data, options: direct, partial: partial, encodingAlongside: encodingAlongside)
+            let image = decoded.image
+            return Decoded(image: DecodedImage(
                 width: image.width, height: image.height, pixels: image.pixels, sourceFormat: image.sourceFormat,
                 sourceWidth: image.sourceWidth, sourceHeight: image.sourceHeight, animation: image.animation,
                 firstFrameReason: image.firstFrameReason, fullSize: wholeSize, copyright: image.copyright,
-                sourceOrientation: image.sourceOrientation, sampleDepth: image.sampleDepth)
+                sourceOrientation: image.sourceOrientation, sampleDepth: image.sampleDepth), encoded: decoded.encoded)
         }
         if let box = decoding.thumbnail, box.fit == .crop {
             // Nothing to downsample: the whole image, then the box cut from its centre.
             var whole = decoding
             whole.thumbnail = nil
             whole.resizeFirst = nil
-            let image = try decode(data, options: whole, partial: partial)
+            // The crop changes the pixels after the decode: nothing is encoded alongside.
+            let image = try decode(data, options: whole, partial: partial).image
             let (width, height) = (box.width > 0 ? box.width : image.width, box.height > 0 ? box.height : image.height)
-            return try ImageProcessors.Crop(.gravity(.centre, width: width, height: height)).process(image)
+            return Decoded(image: try ImageProcessors.Crop(.gravity(.centre, width: width, height: height)).process(image))
         }
         let thumbnail = decoding.thumbnail
         let maximumPixels = decoding.maximumPixels
         try VipsRuntime.start()
         guard !data.isEmpty else { throw .unsupportedFormat("the data is empty") }
         var message = [CChar](repeating: 0, count: 512)
-        let outcome = data.withUnsafeBytes { bytes -> Result<DecodedImage, MagpieError> in
+        let outcome = data.withUnsafeBytes { bytes -> Result<Decoded, MagpieError> in
             // libvips reads `bytes` lazily while rendering, so both steps happen in here.
             var image = magpie_image()
             defer { magpie_free_image(&image) }
@@ -100,15 +117,20 @@ public struct VipsDecoder: ImageDecoding {
             default:
                 return .failure(.decodingFailed(Self.text(message)))
             }
-            guard let pixels = Self.render(&image, message: &message) else { return .failure(.decodingFailed(Self.text(message))) }
-            return .success(DecodedImage(
+            let copyright = Self.copyright(image.source)
+            var encoded: [UInt8]?
+            let rendered = encodingAlongside.map { encoder, format in
+                Self.render(&image, encodingAs: format, with: encoder, copyright: copyright, encoded: &encoded, message: &message)
+            } ?? Self.render(&image, message: &message)
+            guard let pixels = rendered else { return .failure(.decodingFailed(Self.text(message))) }
+            return .success(Decoded(image: DecodedImage(
                 width: Int(image.width), height: Int(image.height), pixels: pixels, sourceFormat: ImageFormat(shimCode: image.source.format),
                 sourceWidth: Int(image.source.width), sourceHeight: Int(image.source.height), animation: Self.animation(of: image),
                 firstFrameReason: Self.firstFrameReason(image, decoding: decoding),
                 fullSize: image.full_width > 0 ? DecodedImage.Size(width: Int(image.full_width), height: Int(image.full_height)) : nil,
-                copyright: Self.copyright(image.source),
+                copyright: copyright,
                 sourceOrientation: ImageFormat(shimCode: image.source.format) == .heif ? 1 : Int(image.source.orientation),
-                sampleDepth: image.sample_bytes == 2 ? .sixteen : .eight))
+                sampleDepth: image.sample_bytes == 2 ? .sixteen : .eight), encoded: encoded))
         }
         return try outcome.get()
     }
@@ -158,6 +180,31 @@ public struct VipsDecoder: ImageDecoding {
             count = rendered == MAGPIE_STATUS_OK ? buffer.count : 0
         }
         return rendered == MAGPIE_STATUS_OK ? pixels : nil
+    }
+
+    /// ``render(_:message:)``, with the image encoded as `format` while it renders where the
+    /// shim can (an animation going to WebP or GIF): `encoded` is then set.
+    static func render(
+        _ image: inout magpie_image, encodingAs format: ImageFormat, with encoder: ImageEncoder, copyright: String?,
+        encoded: inout [UInt8]?, message: inout [CChar]
+    ) -> [UInt8]? {
+        var rendered = MAGPIE_STATUS_FAILED
+        var options = encoder.shimOptions(for: format)
+        let copyrightText = encoder.keepsCopyright ? copyright.map { Array($0.utf8CString) } ?? [] : []
+        var output: UnsafeMutablePointer<UInt8>?
+        var length = 0
+        defer { magpie_free_buffer(output) }
+        let byteCount = Int(image.width) * Int(image.height) * 4 * max(1, Int(image.frames)) * max(1, Int(image.sample_bytes))
+        let pixels = [UInt8](unsafeUninitializedCapacity: byteCount) { buffer, count in
+            rendered = copyrightText.withUnsafeBufferPointer { copyrightText in
+                options.copyright = copyrightText.isEmpty ? nil : copyrightText.baseAddress
+                return magpie_render_encoding(&image, buffer.baseAddress, buffer.count, &options, &output, &length, &message, message.count)
+            }
+            count = rendered == MAGPIE_STATUS_OK ? buffer.count : 0
+        }
+        guard rendered == MAGPIE_STATUS_OK else { return nil }
+        if let output { encoded = Array(UnsafeBufferPointer(start: output, count: length)) }
+        return pixels
     }
 
     static func text(_ message: [CChar]) -> String {

@@ -38,12 +38,7 @@ public struct ImageEncoder: Sendable {
         var output: UnsafeMutablePointer<UInt8>?
         var length = 0
         var message = [CChar](repeating: 0, count: 512)
-        var options = magpie_encode_options()
-        options.format = format.shimCode
-        options.quality = Int32(max(1, min(100, quality)))
-        options.progressive = progressive ? 1 : 0
-        options.lossless = lossless ? 1 : 0
-        options.background = (Double(background.red), Double(background.green), Double(background.blue))
+        var options = shimOptions(for: format)
         options.frames = Int32(image.frameCount)
         options.sample_bytes = Int32(image.sampleDepth.rawValue)
         options.loop = Int32(clamping: image.animation?.loopCount ?? 0)
@@ -65,5 +60,28 @@ public struct ImageEncoder: Sendable {
             throw .encodingFailed(format: format.rawValue, reason: text)
         }
         return Array(UnsafeBufferPointer(start: output, count: length))
+    }
+
+    /// Decodes `data` with `options` and encodes the image as `format`: the bytes
+    /// ``encode(_:as:)`` writes for ``VipsDecoder/decode(_:options:)``'s image, sooner for an
+    /// animation written as WebP or GIF, whose frames are encoded while later ones are still
+    /// being decoded and resized (instead of all of them after the last).
+    public func encode(decoding data: [UInt8], options: DecodingOptions = DecodingOptions(), as format: ImageFormat) throws(MagpieError) -> [UInt8] {
+        guard format.isEncodable else { return try encode(VipsDecoder().decode(data, options: options), as: format) }
+        let decoded = try VipsDecoder().decode(data, options: options, encodingAlongside: (self, format))
+        if let encoded = decoded.encoded { return encoded }
+        return try encode(decoded.image, as: format)
+    }
+
+    /// The shim's options for `format` with these settings; what belongs to the image (frames,
+    /// delays, loop, copyright, sample depth) is the caller's to set.
+    func shimOptions(for format: ImageFormat) -> magpie_encode_options {
+        var options = magpie_encode_options()
+        options.format = format.shimCode
+        options.quality = Int32(max(1, min(100, quality)))
+        options.progressive = progressive ? 1 : 0
+        options.lossless = lossless ? 1 : 0
+        options.background = (Double(background.red), Double(background.green), Double(background.blue))
+        return options
     }
 }
