@@ -35,7 +35,8 @@ static int copy_finished_rows(VipsRegion *out, void *sequence, void *a, void *b,
     (void)stop;
     encoding_job *job = a;
     const VipsRect *rows = &out->valid;
-    if (!magpie_progress_wait(&job->progress, rows->top / job->height, (rows->top + rows->height - 1) / job->height)) {
+    // The job's fields are read only after the wait, which orders them for this thread.
+    if (!magpie_progress_wait_rows(&job->progress, rows->top, rows->height)) {
         vips_error("magpie", "the animation's frames were not all rendered");
         return -1;
     }
@@ -48,7 +49,7 @@ static int copy_finished_rows(VipsRegion *out, void *sequence, void *a, void *b,
 static void *encode_as_rendered(void *data) {
     encoding_job *job = data;
     // The first frame decides whether the animation is written with alpha.
-    if (!magpie_progress_wait(&job->progress, 0, 0)) {
+    if (!magpie_progress_wait_rows(&job->progress, 0, 1)) {
         magpie_set_error(job->error, sizeof job->error, "the animation's first frame was not rendered");
         job->status = MAGPIE_STATUS_FAILED;
         return NULL;
@@ -77,7 +78,7 @@ magpie_status magpie_render_encoding(magpie_image *image, unsigned char *destina
     int animation = image->frame_plan && image->frames > 1 && image->sample_bytes <= 1 &&
                     (options->format == MAGPIE_FORMAT_WEBP || options->format == MAGPIE_FORMAT_GIF);
     encoding_job *job = animation ? g_try_new0(encoding_job, 1) : NULL;
-    if (!job || !magpie_progress_init(&job->progress, image->frames)) {
+    if (!job || !magpie_progress_init(&job->progress, image->frames, image->height)) {
         g_free(job);
         return magpie_render(image, destination, length, error, error_length);
     }

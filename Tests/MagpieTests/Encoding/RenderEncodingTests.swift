@@ -51,8 +51,13 @@ struct RenderEncodingTests {
         for data in [Array(clip.prefix(20)), [UInt8](repeating: 7, count: 300), []] {
             let apart = Result { () throws(MagpieError) in try ImageEncoder().encode(VipsDecoder().decode(data, options: options), as: .webp) }
             let together = Result { () throws(MagpieError) in try ImageEncoder().encode(decoding: data, options: options, as: .webp) }
-            #expect(together == apart)
-            #expect(throws: MagpieError.self) { try together.get() }
+            // The same kind of failure. Not the same text: libvips keeps one error buffer for the
+            // whole process, so a decode failing beside another can carry its message too.
+            func kind(_ result: Result<[UInt8], MagpieError>) -> String? {
+                guard case .failure(let error) = result else { return nil }
+                return String("\(error)".prefix { $0 != ":" })
+            }
+            #expect(kind(together) != nil && kind(together) == kind(apart), "\(together) against \(apart)")
         }
     }
 }
