@@ -88,6 +88,13 @@ int magpie_vips_uses_liborc(void) { return magpie_vips_version() < 81500; }
 
 int magpie_vips_vectorised(void) { return vips_vector_isenabled() ? 1 : 0; }
 
+int magpie_vips_threads_per_operation(void) { return vips_concurrency_get(); }
+
+void magpie_vips_set_threads_per_operation(int count) {
+    // libvips reads 0 as "the default" and holds at most 1024 threads a pool.
+    vips_concurrency_set(count < 1 ? 1 : count > 1024 ? 1024 : count);
+}
+
 void magpie_vips_tracked_memory(size_t *current, size_t *highest, int *allocations) {
     *current = vips_tracked_get_mem();
     *highest = vips_tracked_get_mem_highwater();

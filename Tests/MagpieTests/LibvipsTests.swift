@@ -26,4 +26,20 @@ struct LibvipsTests {
         let installed = try Self.installedVersion()
         #expect(Libvips.summary.hasPrefix("libvips \(installed), SIMD \(highway ? "on" : "off")"), "\(Libvips.summary)")
     }
+
+    /// What `magpie proxy` sets (one thread an operation) holds, within libvips' own bounds;
+    /// the process's value is put back, since it is the whole process's.
+    @Test func threadsPerOperationAreSetForTheProcessWithinBounds() {
+        let before = Libvips.threadsPerOperation
+        defer { Libvips.threadsPerOperation = before }
+        #expect(before >= 1)
+        Libvips.threadsPerOperation = 1
+        #expect(Libvips.threadsPerOperation == 1)
+        Libvips.threadsPerOperation = 3
+        #expect(Libvips.threadsPerOperation == 3)
+        Libvips.threadsPerOperation = 0
+        #expect(Libvips.threadsPerOperation == 1, "0 would be libvips' own default, not one thread")
+        Libvips.threadsPerOperation = 1_000_000
+        #expect(Libvips.threadsPerOperation == 1024)
+    }
 }

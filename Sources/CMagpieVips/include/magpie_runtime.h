@@ -49,6 +49,12 @@ int magpie_vips_uses_liborc(void);
 /// Highway from 8.15. Meaningful after `magpie_initialize`.
 int magpie_vips_vectorised(void);
 
+/// Threads libvips gives each operation it runs (its concurrency), for the whole process.
+int magpie_vips_threads_per_operation(void);
+
+/// Sets them, from 1 to 1024; starts nothing by itself (call after `magpie_initialize`).
+void magpie_vips_set_threads_per_operation(int count);
+
 /// The pixel buffers libvips holds now, the most it has held at once, and how many there are
 /// (its own accounting: `vips_tracked_*`).
 void magpie_vips_tracked_memory(size_t *current, size_t *highest, int *allocations);

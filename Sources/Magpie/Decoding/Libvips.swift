@@ -26,6 +26,23 @@ public enum Libvips {
         return "libvips \(version), \(vectors)"
     }
 
+    /// Threads libvips gives each operation (decoding, resizing, encoding one image), for the
+    /// whole process: one per core unless `VIPS_CONCURRENCY` says otherwise. A server running
+    /// a request per decoding thread does better with 1 and a decoding thread per request, as
+    /// `magpie proxy` runs (and imgproxy): each operation then runs on its own thread and no
+    /// core waits while another operation's workers meet. Set it before the first decode;
+    /// values are held to 1...1024. Starts libvips; reads 0 and changes nothing if it cannot.
+    public static var threadsPerOperation: Int {
+        get {
+            guard (try? VipsRuntime.start()) != nil else { return 0 }
+            return Int(magpie_vips_threads_per_operation())
+        }
+        set {
+            guard (try? VipsRuntime.start()) != nil else { return }
+            magpie_vips_set_threads_per_operation(Int32(clamping: newValue))
+        }
+    }
+
     /// The pixel memory libvips accounts for itself (what imgproxy reports as
     /// `vips_memory_bytes`, `vips_max_memory_bytes` and `vips_allocs`).
     public struct Memory: Sendable, Equatable {

@@ -128,7 +128,9 @@ public struct ProxyConfiguration: Sendable {
     /// Requests starting new work at once (download, decode, processing, encoding), two per
     /// core as imgproxy's workers. A request for a result already being made joins that work and
     /// takes no slot. How many decodes and encodes run at once is the pipeline's
-    /// (``Magpie/ImagePipeline/Configuration/decodingThreads``, one per core).
+    /// (``Magpie/ImagePipeline/Configuration/decodingThreads``, one per core); `magpie proxy`
+    /// gives each slot a decoding thread and libvips one thread an operation
+    /// (``Magpie/Libvips/threadsPerOperation``), as imgproxy runs.
     public var processingSlots = 2 * max(1, ProcessInfo.processInfo.activeProcessorCount)
     /// Requests waiting for a slot; beyond this, requests get 503 with `Retry-After`.
     public var queueLimit = 64
@@ -159,10 +161,6 @@ public struct ProxyConfiguration: Sendable {
         pipeline.diskCachePolicy = .originalsAndVariants
         pipeline.diskCache = cacheDirectory.map { DataCache.Configuration(directory: $0) }
         pipeline.maximumConcurrentDownloads = 32
-        // Decoding threads stay the library's one per core. Two per core filled the quarter of a
-        // core the repeat row leaves idle (4-5% more requests there), but in the release user run
-        // (60 photos, 0.3-12 MP) it bought no throughput and cost peak RSS 326-374 -> 463 MB and
-        // p99 606-635 -> 842 ms; three threads fell between (issue 38, BENCHMARKS.md).
         pipeline.maximumPixels = 50_000_000
         pipeline.maximumResponseBytes = 32_000_000
         // A failing source answers with its own status every time (404, 422...), not a

@@ -99,6 +99,18 @@ struct ProxyCommandTests {
         await origin.shutdown()
     }
 
+    /// Each processing slot decodes on a thread of its own (issue 38): the first line says how
+    /// many decodes run at once, and that follows `--slots`.
+    @Test func eachSlotHasADecodingThread() async throws {
+        let tool = try MagpieTool.locate()
+        defer { tool.cleanUp() }
+        let (process, output) = try tool.start(["proxy", "--no-disk-cache", "--port", "0", "--allow-unsigned", "--slots", "3"])
+        defer { if process.isRunning { process.terminate() } }
+        _ = try await MagpieTool.listeningPort(in: output)
+        let text = String(decoding: try Data(contentsOf: output), as: UTF8.self)
+        #expect(text.contains("MB, 3 at once)"), "\(text)")
+    }
+
     @Test func anUnusableSettingStopsTheProxyWithItsName() async throws {
         let tool = try MagpieTool.locate()
         defer { tool.cleanUp() }
