@@ -197,7 +197,9 @@ struct ProxyCommand: AsyncParsableCommand {
         // JPEG's sequential read); two threads per core without this cost 90 MB more peak RSS.
         // Both together (vs-go-proxies, one run each, issue 38): the cold rows 1.04x -> 1.24x
         // imgproxy and 1.71x -> 1.87x imagor, the repeat row 0.90x -> 0.97x.
-        configuration.pipeline.decodingThreads = configuration.processingSlots
+        // Each a thread: beyond four per core they would only hold more decodes in memory at
+        // once (a large --slots or IMGPROXY_WORKERS still admits that many requests).
+        configuration.pipeline.decodingThreads = min(configuration.processingSlots, 4 * ProcessInfo.processInfo.activeProcessorCount)
         configuration.requestTimeout = .nanoseconds(Int64(timeout * 1e9))
         if let maxSourceMB { configuration.pipeline.maximumResponseBytes = maxSourceMB * 1_000_000 }
         if let maxSourceMP { configuration.pipeline.maximumPixels = maxSourceMP * 1_000_000 }

@@ -24,6 +24,7 @@ extension ProxyConfiguration {
     /// | `imgproxy.always.rasterize.svg` | `IMGPROXY_ALWAYS_RASTERIZE_SVG` | ``alwaysRasterizesSVG`` |
     /// | `imgproxy.preserve.hdr` | `IMGPROXY_PRESERVE_HDR` | ``preservesHighDepth`` |
     /// | `imgproxy.ttl` | `IMGPROXY_TTL` | ``cacheMaxAge`` in seconds |
+    /// | `imgproxy.workers` | `IMGPROXY_WORKERS` | ``processingSlots``, 1 or more |
     /// | `imgproxy.prometheus.namespace` | `IMGPROXY_PROMETHEUS_NAMESPACE` | ``prometheusNamespace`` |
     /// | `imgproxy.quality` | `IMGPROXY_QUALITY` | ``defaultQuality`` |
     /// | `imgproxy.format.quality` | `IMGPROXY_FORMAT_QUALITY` | `jpeg=80,webp=75` |
@@ -105,6 +106,10 @@ extension ProxyConfiguration {
                 !(0x30...0x39).contains(namespace.utf8.first!)
             else { throw Self.invalid("IMGPROXY_PROMETHEUS_NAMESPACE", "is letters, digits and '_', not starting with a digit") }
             prometheusNamespace = namespace
+        }
+        if let workers = try Self.whole(settings, "imgproxy.workers", "IMGPROXY_WORKERS") {
+            guard workers >= 1 else { throw Self.invalid("IMGPROXY_WORKERS", "is 1 or more") }
+            processingSlots = workers
         }
         if let quality = try Self.whole(settings, "imgproxy.quality", "IMGPROXY_QUALITY") {
             guard (1...100).contains(quality) else { throw Self.invalid("IMGPROXY_QUALITY", "is 1 to 100") }

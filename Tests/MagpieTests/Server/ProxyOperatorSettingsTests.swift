@@ -17,7 +17,7 @@ struct ProxyOperatorSettingsTests {
         let configuration = try Self.read([
             "IMGPROXY_KEY": "943b421c9eb07c83,6b6579", "IMGPROXY_SALT": "520f986b998545b4,73616c74", "IMGPROXY_SIGNATURE_SIZE": "8",
             "IMGPROXY_MAX_SRC_RESOLUTION": "12.5", "IMGPROXY_MAX_SRC_FILE_SIZE": "1048576", "IMGPROXY_TTL": "600",
-            "IMGPROXY_QUALITY": "70", "IMGPROXY_FORMAT_QUALITY": "webp=60,avif=50",
+            "IMGPROXY_QUALITY": "70", "IMGPROXY_FORMAT_QUALITY": "webp=60,avif=50", "IMGPROXY_WORKERS": "6",
             "IMGPROXY_PRESETS": "default=q:75,thumb=rs:fill:100:100/g:sm",
             "IMGPROXY_ALLOWED_SOURCES": "https://images.example.com/,http://*.cdn.example.net", "SECURITY_KEY": "MY_SECURE_KEY",
         ])
@@ -28,6 +28,7 @@ struct ProxyOperatorSettingsTests {
         #expect(configuration.pipeline.maximumPixels == 12_500_000 && configuration.pipeline.maximumResponseBytes == 1_048_576)
         #expect(configuration.cacheMaxAge == .seconds(600) && configuration.defaultQuality == 70)
         #expect(configuration.formatQuality == [.webp: 60, .avif: 50])
+        #expect(configuration.processingSlots == 6)
         #expect(configuration.presets == ["default": "q:75", "thumb": "rs:fill:100:100/g:sm"])
         #expect(configuration.sources.allowedPrefixes.map(\.description) == ["https://images.example.com/", "http://*.cdn.example.net"])
         #expect(configuration.thumborSecurityKeys == ["MY_SECURE_KEY"], "thumbor's key")
@@ -87,6 +88,7 @@ struct ProxyOperatorSettingsTests {
         (["IMGPROXY_KEY": "6b6579"], "IMGPROXY_SALT needs one salt per key in IMGPROXY_KEY (1 keys, 0 salts)"),
         (["IMGPROXY_KEY": "zz", "IMGPROXY_SALT": "00"], "IMGPROXY_KEY and IMGPROXY_SALT are hex: the signing key is not hex"),
         (["IMGPROXY_QUALITY": "0"], "IMGPROXY_QUALITY is 1 to 100"),
+        (["IMGPROXY_WORKERS": "0"], "IMGPROXY_WORKERS is 1 or more"),
         (["IMGPROXY_FORMAT_QUALITY": "webp:60"], "IMGPROXY_FORMAT_QUALITY is FORMAT=QUALITY pairs, e.g. jpeg=80,webp=75; 'webp:60' is not"),
         (["IMGPROXY_PRESETS": "thumb"], "IMGPROXY_PRESETS is NAME=OPTIONS items; 'thumb' is not"),
         (["IMGPROXY_ALLOWED_SOURCES": "images.example.com/"],
