@@ -196,9 +196,9 @@ struct ProxyCommand: AsyncParsableCommand {
         // cores sat idle while every slot was busy (each call waiting on its workers and on the
         // JPEG's sequential read); two threads per core without this cost 90 MB more peak RSS.
         // Both together (vs-go-proxies, one run each, issue 38): the cold rows 1.04x -> 1.24x
-        // imgproxy and 1.71x -> 1.87x imagor, the repeat row 0.90x -> 0.97x.
-        // Each a thread: beyond four per core they would only hold more decodes in memory at
-        // once (a large --slots or IMGPROXY_WORKERS still admits that many requests).
+        // imgproxy and 1.71x -> 1.87x imagor, the repeat row 0.90x -> 0.97x. At most four
+        // threads a core: more would only hold more decodes in memory at once (a larger --slots
+        // or IMGPROXY_WORKERS still admits that many requests).
         configuration.pipeline.decodingThreads = min(configuration.processingSlots, 4 * ProcessInfo.processInfo.activeProcessorCount)
         configuration.requestTimeout = .nanoseconds(Int64(timeout * 1e9))
         if let maxSourceMB { configuration.pipeline.maximumResponseBytes = maxSourceMB * 1_000_000 }
