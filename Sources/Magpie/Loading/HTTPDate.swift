@@ -9,6 +9,7 @@ public enum HTTPDate {
     /// The date `text` names, `nil` when it is none of the three forms.
     public static func parse(_ text: String) -> Date? {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
+        if let date = IMFFixdate.parse(trimmed) { return date }
         return formatters.withLock { formatters in
             for formatter in formatters {
                 if let date = formatter.date(from: trimmed) { return date }
@@ -19,12 +20,15 @@ public enum HTTPDate {
 
     /// `date` as IMF-fixdate.
     public static func format(_ date: Date) -> String {
-        formatters.withLock { $0[0].string(from: date) }
+        if let text = IMFFixdate.format(date) { return text }
+        return formatters.withLock { $0[0].string(from: date) }
     }
 
-    // Made once and used under a lock (rather than trusting DateFormatter to be safe between
-    // threads): every download reads its response's Date header, and a formatter made per call
-    // showed in the proxy's profile (issue 38; ICU's parse itself is most of what remains).
+    // Every download reads its response's Date header: IMF-fixdate, the form servers send, is
+    // read and written by `IMFFixdate` without ICU (whose parse was a per-request cost in the
+    // proxy's profile, issue 38). The formatters read the obsolete forms and whatever
+    // `IMFFixdate` leaves to them; made once and used under a lock rather than trusting
+    // DateFormatter to be safe between threads.
     private static let formatters = Mutex(forms.map(formatter))
 
     private static func formatter(_ form: String) -> DateFormatter {
