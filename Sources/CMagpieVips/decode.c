@@ -266,6 +266,8 @@ magpie_status magpie_decode(const void *data, size_t length, const magpie_decode
 
     VipsImage *rgba = NULL;
     int sample_bytes = 1;
+    image->added_alpha = !vips_image_hasalpha(decoded);
+    image->grey_source = vips_image_get_bands(decoded) <= 2;
     magpie_status converted = options->keep_high_depth
         ? magpie_to_rgba_keeping_depth(decoded, &rgba, &sample_bytes, error, error_length)
         : magpie_to_rgba8(decoded, &rgba, error, error_length);

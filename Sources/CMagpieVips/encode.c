@@ -69,6 +69,16 @@ magpie_status magpie_encode(const unsigned char *pixels, int width, int height, 
 magpie_status magpie_encode_image(VipsImage *image, const unsigned char *pixels, int width, int height,
                                   const magpie_encode_options *options, unsigned char **output, size_t *output_length,
                                   char *error, size_t error_length) {
+    // The first frame's pixels decide: the stills' formats write only it.
+    size_t count = (size_t)width * (size_t)height;
+    int opaque = magpie_is_opaque_samples(pixels, count, options->sample_bytes);
+    int grey = !is_animated(options) && is_grey(pixels, count, options->sample_bytes == 2);
+    return magpie_encode_decided(image, pixels, width, height, opaque, grey, options, output, output_length, error, error_length);
+}
+
+magpie_status magpie_encode_decided(VipsImage *image, const unsigned char *pixels, int width, int height, int opaque, int grey,
+                                    const magpie_encode_options *options, unsigned char **output, size_t *output_length,
+                                    char *error, size_t error_length) {
     const int quality = options->quality;
     *output = NULL;
     *output_length = 0;
@@ -89,10 +99,6 @@ magpie_status magpie_encode_image(VipsImage *image, const unsigned char *pixels,
     // own default EXIF block, bytes no viewer needs, or, when kept, the copyright set here.
     int strip = !(options->copyright && options->copyright[0]);
     if (!strip) vips_image_set_string(image, "exif-ifd0-Copyright", options->copyright);
-    // The first frame's pixels decide: the stills' formats write only it.
-    size_t count = (size_t)width * (size_t)height;
-    int opaque = magpie_is_opaque_samples(pixels, count, options->sample_bytes);
-    int grey = !animated && is_grey(pixels, count, sixteen);
     switch (options->format) {
     case MAGPIE_FORMAT_PNG:
     case MAGPIE_FORMAT_TIFF: {

@@ -147,6 +147,13 @@ magpie_status magpie_encode_image(VipsImage *image, const unsigned char *pixels,
                                   const magpie_encode_options *options, unsigned char **output, size_t *output_length,
                                   char *error, size_t error_length);
 
+/// magpie_encode_image with whether the first frame is `opaque` and `grey` already known;
+/// `pixels` is then read only by the formats encoded outside libvips, and may be NULL for the
+/// others.
+magpie_status magpie_encode_decided(VipsImage *image, const unsigned char *pixels, int width, int height, int opaque, int grey,
+                                    const magpie_encode_options *options, unsigned char **output, size_t *output_length,
+                                    char *error, size_t error_length);
+
 /// Computes all of `image` on the calling thread into `destination` (rows packed).
 magpie_status magpie_render_here(VipsImage *image, unsigned char *destination, char *error, size_t error_length);
 

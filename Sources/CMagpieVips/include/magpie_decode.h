@@ -73,6 +73,11 @@ typedef struct {
     /// Bytes a sample in the rendered pixels: 1, or 2 for a decode that kept 16 bits (native
     /// byte order). 0 is read as 1.
     int sample_bytes;
+    /// For a still decode: 1 when the file had no alpha, so the pipeline's alpha band is the
+    /// opaque one the decode added; and 1 when it had one colour band. What
+    /// `magpie_encode_prepared` assumes before it has seen the pixels.
+    int added_alpha;
+    int grey_source;
 } magpie_image;
 
 /// Prepares decoding to upright RGBA8; `magpie_render` produces the pixels.

@@ -6,6 +6,7 @@
 
 #include "magpie_decode.h"
 #include "magpie_formats.h"
+#include "magpie_process.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -51,6 +52,21 @@ magpie_status magpie_encode(const unsigned char *pixels, int width, int height, 
 magpie_status magpie_render_encoding(magpie_image *image, unsigned char *destination, size_t length,
                                      const magpie_encode_options *options, unsigned char **output, size_t *output_length,
                                      char *error, size_t error_length);
+
+/// Encodes a still that magpie_decode prepared and nothing has rendered, after `crop` (a
+/// MAGPIE_OPERATION_CROP that is not a smart one, or NULL), in one libvips pipeline: the
+/// decoded pixels go to the encoder with no bitmap between. What the encoder decides from the
+/// pixels (an alpha band, one grey band) is assumed from the file and checked as the pixels
+/// pass; the output is then identical to magpie_encode's of the rendered and cropped pixels.
+/// MAGPIE_STATUS_OK with `*output` set (freed with `magpie_free_buffer`). Otherwise `*output`
+/// stays NULL and the caller encodes as usual, which reports what failed:
+/// MAGPIE_STATUS_UNSUPPORTED when nothing was read (an animation, 16 bits a sample, alpha in
+/// the file, a format encoded outside libvips, a smart crop), so `image` can be rendered;
+/// MAGPIE_STATUS_FAILED when the pixels were not as assumed or the pipeline failed, after
+/// which a sequential decode cannot be read again and must be made anew.
+/// `width` and `height` are set to the size written.
+magpie_status magpie_encode_prepared(magpie_image *image, const magpie_process_options *crop, const magpie_encode_options *options,
+                                     unsigned char **output, size_t *output_length, int *width, int *height);
 
 #ifdef __cplusplus
 }

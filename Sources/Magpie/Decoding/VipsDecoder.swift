@@ -76,7 +76,6 @@ public struct VipsDecoder: ImageDecoding {
             let (width, height) = (box.width > 0 ? box.width : image.width, box.height > 0 ? box.height : image.height)
             return Decoded(image: try ImageProcessors.Crop(.gravity(.centre, width: width, height: height)).process(image))
         }
-        let thumbnail = decoding.thumbnail
         let maximumPixels = decoding.maximumPixels
         try VipsRuntime.start()
         guard !data.isEmpty else { throw .unsupportedFormat("the data is empty") }
@@ -85,23 +84,7 @@ public struct VipsDecoder: ImageDecoding {
             // libvips reads `bytes` lazily while rendering, so both steps happen in here.
             var image = magpie_image()
             defer { magpie_free_image(&image) }
-            var options = magpie_decode_options()
-            options.max_pixels = UInt64(max(0, maximumPixels))
-            options.target_width = Int32(clamping: thumbnail?.width ?? 0)
-            options.target_height = Int32(clamping: thumbnail?.height ?? 0)
-            options.fit = thumbnail?.fit.shimValue ?? MAGPIE_FIT_FIT
-            options.partial = partial ? 1 : 0
-            options.all_frames = decoding.decodesAllFrames ? 1 : 0
-            options.max_frames = Int32(clamping: max(0, decoding.maximumAnimationFrames))
-            options.max_animation_pixels = UInt64(max(0, decoding.maximumAnimationPixels))
-            options.first_frame_when_too_large = decoding.firstFrameWhenTooLarge ? 1 : 0
-            options.vector_dpi = DecodingOptions.shimDPI(decoding.vectorDPI)
-            options.keep_high_depth = decoding.keepsHighDepth ? 1 : 0
-            if let resize = decoding.resizeFirst, thumbnail == nil, resize.fit != .crop {
-                options.resize_width = Int32(clamping: resize.width)
-                options.resize_height = Int32(clamping: resize.height)
-                options.resize_fit = resize.fit.shimValue
-            }
+            var options = Self.shimOptions(decoding, partial: partial)
             let status = magpie_decode(bytes.baseAddress, bytes.count, &options, &image, &message, message.count)
             switch status {
             case MAGPIE_STATUS_OK:
@@ -133,6 +116,64 @@ public struct VipsDecoder: ImageDecoding {
                 sampleDepth: image.sample_bytes == 2 ? .sixteen : .eight), encoded: encoded))
         }
         return try outcome.get()
+    }
+
+    /// What the shim's decode is told of `decoding` (its `thumbnail` and `resizeFirst`, not its
+    /// layout, which ``decode(_:options:)`` resolves first).
+    private static func shimOptions(_ decoding: DecodingOptions, partial: Bool) -> magpie_decode_options {
+        let thumbnail = decoding.thumbnail
+        var options = magpie_decode_options()
+        options.max_pixels = UInt64(max(0, decoding.maximumPixels))
+        options.target_width = Int32(clamping: thumbnail?.width ?? 0)
+        options.target_height = Int32(clamping: thumbnail?.height ?? 0)
+        options.fit = thumbnail?.fit.shimValue ?? MAGPIE_FIT_FIT
+        options.partial = partial ? 1 : 0
+        options.all_frames = decoding.decodesAllFrames ? 1 : 0
+        options.max_frames = Int32(clamping: max(0, decoding.maximumAnimationFrames))
+        options.max_animation_pixels = UInt64(max(0, decoding.maximumAnimationPixels))
+        options.first_frame_when_too_large = decoding.firstFrameWhenTooLarge ? 1 : 0
+        options.vector_dpi = DecodingOptions.shimDPI(decoding.vectorDPI)
+        options.keep_high_depth = decoding.keepsHighDepth ? 1 : 0
+        if let resize = decoding.resizeFirst, thumbnail == nil, resize.fit != .crop {
+            options.resize_width = Int32(clamping: resize.width)
+            options.resize_height = Int32(clamping: resize.height)
+            options.resize_fit = resize.fit.shimValue
+        }
+        return options
+    }
+
+    /// `data` decoded as `options` say (a thumbnail box, no layout left to resolve), cut to
+    /// `crop`, and written by `encoder` as `format`, in one libvips pipeline: the bytes
+    /// ``decode(_:options:)``, the crop and ``ImageEncoder/encode(_:as:)`` make, without the
+    /// bitmaps between. `nil` when this image cannot be written so (an animation, transparency,
+    /// 16 bits a sample, a format written outside libvips, a smart crop) or anything failed:
+    /// the caller then decodes and encodes as usual, which reports the failure.
+    func encodeInOnePass(
+        _ data: [UInt8], options decoding: DecodingOptions, crop: ImageProcessors.Crop.Area?, encoder: ImageEncoder, as format: ImageFormat
+    ) -> (bytes: [UInt8], size: DecodedImage.Size)? {
+        guard decoding.thumbnail.map({ $0.fit != .crop }) == true, decoding.layoutFirst == nil, decoding.resizeFirst == nil, !decoding.keepsHighDepth,
+            !data.isEmpty, (try? VipsRuntime.start()) != nil
+        else { return nil }
+        let cut = crop.map { ImageProcessors.Crop($0).shimOptions }
+        var message = [CChar](repeating: 0, count: 512)
+        return data.withUnsafeBytes { bytes -> (bytes: [UInt8], size: DecodedImage.Size)? in
+            var image = magpie_image()
+            defer { magpie_free_image(&image) }
+            var options = Self.shimOptions(decoding, partial: false)
+            guard magpie_decode(bytes.baseAddress, bytes.count, &options, &image, &message, message.count) == MAGPIE_STATUS_OK else { return nil }
+            var encoding = encoder.shimOptions(for: format)
+            let copyright = encoder.keepsCopyright ? Self.copyright(image.source).map { Array($0.utf8CString) } ?? [] : []
+            var output: UnsafeMutablePointer<UInt8>?
+            var (length, width, height) = (0, Int32(0), Int32(0))
+            defer { magpie_free_buffer(output) }
+            let status = copyright.withUnsafeBufferPointer { copyright in
+                encoding.copyright = copyright.isEmpty ? nil : copyright.baseAddress
+                guard var cut else { return magpie_encode_prepared(&image, nil, &encoding, &output, &length, &width, &height) }
+                return magpie_encode_prepared(&image, &cut, &encoding, &output, &length, &width, &height)
+            }
+            guard status == MAGPIE_STATUS_OK, let output else { return nil }
+            return (Array(UnsafeBufferPointer(start: output, count: length)), DecodedImage.Size(width: Int(width), height: Int(height)))
+        }
     }
 
     /// The text of the EXIF Copyright libvips read, which it writes as

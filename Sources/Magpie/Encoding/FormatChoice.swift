@@ -9,7 +9,7 @@ extension EncodingRequest {
     public static let webSourceFormats: [ImageFormat: ImageFormat] = [.jpeg: .jpeg, .png: .png, .webp: .webp, .gif: .gif, .svg: .png]
 
     /// The format to write `image`, decoded from bytes in `source`.
-    func format(for image: DecodedImage, source: ImageFormat) -> ImageFormat {
+    func format(for image: some FormatChoiceInput, source: ImageFormat) -> ImageFormat {
         switch format {
         case .fixed(.avif): return ImageFormat.avif.isEncoderAvailable ? .avif : .webp
         case .fixed(let format): return format
@@ -29,7 +29,7 @@ extension EncodingRequest {
     /// What ``sourceFormats`` names for the source, where it can hold the image (transparency a
     /// processor made in a JPEG goes to PNG); otherwise JPEG, or PNG with transparency, or GIF
     /// for an animation. With ``opaquePNGAsJPEG``, a PNG source's opaque still is JPEG.
-    private func sourceChoice(for image: DecodedImage, source: ImageFormat) -> ImageFormat {
+    private func sourceChoice(for image: some FormatChoiceInput, source: ImageFormat) -> ImageFormat {
         if opaquePNGAsJPEG, source == .png, image.isOpaque, !image.isAnimated { return .jpeg }
         if let named = sourceFormats[source], named.isEncoderAvailable, named.keepsAlpha || image.isOpaque,
             named.isAnimatable || !image.isAnimated
@@ -39,4 +39,19 @@ extension EncodingRequest {
         if image.isAnimated { return .gif }
         return image.isOpaque ? .jpeg : .png
     }
+}
+
+/// What the format choice reads of an image: a decoded one, or what a one-pass encode knows
+/// before the pixels exist (``OpaqueStill``).
+protocol FormatChoiceInput {
+    var isOpaque: Bool { get }
+    var isAnimated: Bool { get }
+}
+
+extension DecodedImage: FormatChoiceInput {}
+
+/// A still without transparency, as a one-pass encode assumes and then checks.
+struct OpaqueStill: FormatChoiceInput {
+    var isOpaque: Bool { true }
+    var isAnimated: Bool { false }
 }

@@ -28,7 +28,7 @@ public struct FormatPreference: Sendable, Hashable {
     }
 
     /// The first of ``formats`` that holds `image`.
-    func first(holding image: DecodedImage) -> ImageFormat? {
+    func first(holding image: some FormatChoiceInput) -> ImageFormat? {
         if image.isAnimated && !convertsAnimations { return nil }
         return formats.first { format in
             format.isEncoderAvailable && (format.keepsAlpha || image.isOpaque) && (!image.isAnimated || format.isAnimatable)

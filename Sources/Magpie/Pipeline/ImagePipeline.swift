@@ -94,7 +94,7 @@ public final class ImagePipeline: Sendable {
         decodeStage = DecodeImage(context: context, fetch: fetchStage)
         processStage = ProcessImage(context: context, decode: decodeStage)
         loadStage = LoadImage(context: context, process: processStage)
-        encodeStage = EncodeImage(context: context, process: processStage)
+        encodeStage = EncodeImage(context: context, process: processStage, decode: decodeStage, fetch: fetchStage)
         let watch = startWatchingMemoryPressure()
         memoryPressureWatch.withLockedValue { $0 = watch }
     }

@@ -17,6 +17,8 @@ final class PipelineRecorder: Sendable {
         /// A download asked for the rest of a body that broke off earlier.
         case resumed
         case decoded(Duration)
+        /// Decoded, processed and encoded in one libvips pipeline, taking this long.
+        case encodedInOnePass(Duration)
         case processed(Duration)
         case variantStored
         case memoryTrimmed(freedBytes: Int)
@@ -54,6 +56,9 @@ final class PipelineRecorder: Sendable {
             case .revalidated: statistics.revalidated += 1
             case .resumed: statistics.resumedDownloads += 1
             case .decoded: statistics.decodes += 1
+            case .encodedInOnePass:
+                statistics.decodes += 1
+                statistics.onePassEncodes += 1
             case .processed: statistics.processorRuns += 1
             case .variantStored: statistics.variantsStored += 1
             case .memoryTrimmed: statistics.memoryTrims += 1
@@ -77,6 +82,7 @@ final class PipelineRecorder: Sendable {
         let cancelled: Counter
         let failures: Counter
         let processorRuns: Counter
+        let onePassEncodes: Counter
         let variantsStored: Counter
         let memoryTrims: Counter
         let trimmedBytes: Counter
@@ -105,6 +111,7 @@ final class PipelineRecorder: Sendable {
             cancelled = counter("magpie_cancelled_total")
             failures = counter("magpie_failures_total")
             processorRuns = counter("magpie_processor_runs_total")
+            onePassEncodes = counter("magpie_one_pass_encodes_total")
             variantsStored = counter("magpie_variants_stored_total")
             memoryTrims = counter("magpie_memory_trims_total")
             trimmedBytes = counter("magpie_memory_trimmed_bytes_total")
@@ -135,6 +142,8 @@ final class PipelineRecorder: Sendable {
             case .revalidated: revalidated.increment()
             case .resumed: resumed.increment()
             case .decoded(let duration): decodeTime.recordNanoseconds(Self.nanoseconds(duration))
+            // The decode's own time is not told apart from the encode's here.
+            case .encodedInOnePass: onePassEncodes.increment()
             case .processed(let duration):
                 processorRuns.increment()
                 processTime.recordNanoseconds(Self.nanoseconds(duration))

@@ -42,6 +42,9 @@ public struct PipelineStatistics: Sendable, Equatable {
     public var bytesDownloaded = 0
     /// Decodes run.
     public var decodes = 0
+    /// Of ``decodes``, those written straight to their encoding in one libvips pipeline, with
+    /// no decoded bitmap between (a server's thumbnails and crops; see ``ImagePipeline/Configuration/memoryCache``).
+    public var onePassEncodes = 0
     /// Processor runs (one per processor per shared piece of work, previews not counted).
     public var processorRuns = 0
     /// Processed variants written to the disk cache.

@@ -29,6 +29,11 @@ extension ImageProcessors {
         }
 
         public func process(_ image: DecodedImage) throws(MagpieError) -> DecodedImage {
+            try VipsProcessing.run(shimOptions, on: image, by: self)
+        }
+
+        /// The shim's crop operation for ``area``.
+        var shimOptions: magpie_process_options {
             var options = magpie_process_options()
             options.operation = MAGPIE_OPERATION_CROP
             switch area {
@@ -43,7 +48,7 @@ extension ImageProcessors {
                 options.width = Int32(clamping: width)
                 options.height = Int32(clamping: height)
             }
-            return try VipsProcessing.run(options, on: image, by: self)
+            return options
         }
 
         public var keepsHighDepth: Bool { true }

@@ -67,12 +67,7 @@ final class DecodeImage: Sendable {
                 data.bytes, for: input.request, thumbnail: thumbnail, resizeFirst: input.keys.decodeWork.resizeFirst,
                 layoutFirst: input.keys.decodeWork.layoutFirst, clock: shared.clock)
         } catch {
-            // An animation over the limits is sound, and a first-frame request can still use it.
-            if case .animationTooLarge = error { throw error }
-            guard error != .cancelled else { throw error }
-            context.blocklist.record(error, for: input.keys.data)
-            // Bytes that do not decode would fail again on every later load: do not keep them.
-            await context.originals?.removeEntry(for: input.keys.data)
+            await context.forgetUndecodable(error, keys: input.keys)
             throw error
         }
         // The bytes travel with the image (no copy) for requests that asked for them; the

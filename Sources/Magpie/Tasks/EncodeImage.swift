@@ -7,13 +7,17 @@ import Tracing
 /// caches. Keyed by the image work and the encoding, so requests for the same bytes share one
 /// encode, and requests for other encodings of the same image share everything before it.
 final class EncodeImage: Sendable {
-    private let context: PipelineContext
-    private let process: ProcessImage
+    let context: PipelineContext
+    let process: ProcessImage
+    let decode: DecodeImage
+    let fetch: FetchOriginalData
     let stage: Stage<EncodeWorkKey, EncodedImage>
 
-    init(context: PipelineContext, process: ProcessImage) {
+    init(context: PipelineContext, process: ProcessImage, decode: DecodeImage, fetch: FetchOriginalData) {
         self.context = context
         self.process = process
+        self.decode = decode
+        self.fetch = fetch
         stage = Stage(.encode, context: context)
     }
 
@@ -33,6 +37,7 @@ final class EncodeImage: Sendable {
         // Finished by an identical request just before this one started.
         if RequestKeys.readsMemory(request), let hit = context.encodedCache?[key.stored] { return hit.answered(from: .memory) }
         if let stored = await storedEncoding(input, key: key) { return stored }
+        if encodesInOnePass(input, key: key) { return try await encodeInOnePass(input, key: key, shared: shared) }
         let made = try await process.task(for: input, upTo: request.processors.count).value(for: shared) { event in
             if case .task = event { shared.send(event) }
         }
@@ -45,12 +50,19 @@ final class EncodeImage: Sendable {
         let (bytes, validator) = try await context.decodingPool.run { () throws(MagpieError) in
             (try encoding.encode(image, as: format), EncodedImage.validator(of: original, metadata: metadata))
         }
+        return finished(bytes, format: format, validator: validator, from: made.source, metadata: made.metadata, timings: made.timings, key: key)
+    }
+
+    /// The encoded image, kept in the caches.
+    func finished(
+        _ bytes: [UInt8], format: ImageFormat, validator: String, from source: ImageSource, metadata: HTTPMetadata?, timings: StageTimings, key: EncodeWorkKey
+    ) -> EncodedImage {
         var encoded = EncodedImage(
-            data: bytes, format: format, source: made.source, cache: nil, sourceValidator: validator,
-            sourceLastModified: made.metadata?.lastModified, sourceCacheControl: made.metadata?.cacheControl,
+            data: bytes, format: format, source: source, cache: nil, sourceValidator: validator,
+            sourceLastModified: metadata?.lastModified, sourceCacheControl: metadata?.cacheControl,
             encodedAt: context.configuration.wallClock())
-        encoded.timings = made.timings
-        keep(encoded, key: key, redirects: made.redirects)
+        encoded.timings = timings
+        keep(encoded, key: key, redirects: metadata?.redirects ?? [])
         return encoded
     }
 

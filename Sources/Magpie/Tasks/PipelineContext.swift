@@ -1,3 +1,5 @@
+import CMagpieVips
+
 /// What every stage of a pipeline uses: its configuration, caches, network and threads, and
 /// the one recorder all counting goes through.
 struct PipelineContext: Sendable {
@@ -29,6 +31,17 @@ struct PipelineContext: Sendable {
         clock: StageClock
     ) async throws(MagpieError) -> DecodedImage {
         let decoder = configuration.decoder
+        let decoding = decodingOptions(bytes, for: request, thumbnail: thumbnail, resizeFirst: resizeFirst, layoutFirst: layoutFirst)
+        return try await admitted(decoding, clock: clock) { () throws(MagpieError) in
+            try decoder.decode(bytes, options: decoding.options)
+        }
+    }
+
+    /// How `bytes` are decoded for `request`, with the header read once here for both the
+    /// layout's decode size and the memory estimate.
+    func decodingOptions(
+        _ bytes: [UInt8], for request: ImageRequest, thumbnail: ImageRequest.Thumbnail?, resizeFirst: ImageProcessors.Resize?, layoutFirst: Layout?
+    ) -> Decoding {
         var options = DecodingOptions(
             thumbnail: thumbnail, maximumPixels: configuration.maximumPixels,
             decodesAllFrames: !request.options.contains(.firstFrameOnly),
@@ -38,11 +51,25 @@ struct PipelineContext: Sendable {
             layoutFirst: layoutFirst)
         options.vectorDPI = request.vectorDPI
         options.keepsHighDepth = request.options.contains(.keepsHighDepth)
-        // The header is read once here for both the layout's decode size and the memory estimate.
         let header = DecodeMemory.header(of: bytes, vectorDPI: request.vectorDPI)
         if let header { options = options.resolvingLayout(for: header) }
         let cost = header.map { DecodeMemory.estimate(bytes, options: options, header: $0) } ?? 0
-        let budget = decodeBudget
+        return Decoding(options: options, header: header, cost: cost)
+    }
+
+    /// A decode's options, the header they were resolved from, and what it costs of the budget.
+    struct Decoding: Sendable {
+        let options: DecodingOptions
+        let header: magpie_header?
+        let cost: Int
+    }
+
+    /// Runs `work` on the decoding threads once ``decodeBudget`` admits `decoding`'s cost; the
+    /// wait goes to `clock` as queue time.
+    func admitted<Value: Sendable>(
+        _ decoding: Decoding, clock: StageClock, work: @escaping @Sendable () throws(MagpieError) -> Value
+    ) async throws(MagpieError) -> Value {
+        let budget = decodeBudget, cost = decoding.cost
         try await clock.queue { () throws(MagpieError) in
             do {
                 _ = try await budget.enter(cost: cost)
@@ -51,10 +78,17 @@ struct PipelineContext: Sendable {
             }
         }
         defer { decodeBudget.leave(cost: cost) }
-        let prepared = options
-        return try await decodingPool.run { () throws(MagpieError) in
-            try decoder.decode(bytes, options: prepared)
-        }
+        return try await decodingPool.run(work)
+    }
+
+    /// After bytes failed to decode: they would fail again on every later load, so the URL is
+    /// blocked for a while and the original is not kept. An animation over the limits is
+    /// sound (a first-frame request can still use it), and a cancelled decode says nothing.
+    func forgetUndecodable(_ error: MagpieError, keys: RequestKeys) async {
+        if case .animationTooLarge = error { return }
+        guard error != .cancelled else { return }
+        blocklist.record(error, for: keys.data)
+        await originals?.removeEntry(for: keys.data)
     }
 }
 

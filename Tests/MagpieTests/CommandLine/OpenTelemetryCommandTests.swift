@@ -137,20 +137,22 @@ struct OpenTelemetryCommandTests {
             #expect(server.resource["service.name"] == .string("magpie-under-test"))
             #expect(server.resource["host.name"] != nil && server.resource["service.instance.id"] != nil, "the replica is named")
 
-            // The proxy's results are encoded from the processed image (no memory-cache load).
-            let (encode, process, decode, fetch) = (
-                try Self.span("magpie.encode", of: clientTrace, in: spans), try Self.span("magpie.process", of: clientTrace, in: spans),
-                try Self.span("magpie.decode", of: clientTrace, in: spans), try Self.span("magpie.fetch", of: clientTrace, in: spans)
+            // The proxy keeps no decoded images, so a thumbnail is decoded, cut and encoded in one
+            // libvips pipeline (no memory-cache load, no process stage): the encode waits for the
+            // fetch, then runs the one pass, which its decode span tells of.
+            let (encode, decode, fetch) = (
+                try Self.span("magpie.encode", of: clientTrace, in: spans), try Self.span("magpie.decode", of: clientTrace, in: spans),
+                try Self.span("magpie.fetch", of: clientTrace, in: spans)
             )
-            #expect(spans.filter { $0.trace_id == clientTrace }.count == 5, "\(spans.filter { $0.trace_id == clientTrace }.map(\.name))")
+            #expect(spans.filter { $0.trace_id == clientTrace }.count == 4, "\(spans.filter { $0.trace_id == clientTrace }.map(\.name))")
             #expect(encode.parent_span_id == server.span_id)
-            #expect(process.parent_span_id == encode.span_id)
-            #expect(decode.parent_span_id == process.span_id)
-            #expect(fetch.parent_span_id == decode.span_id)
+            #expect(fetch.parent_span_id == encode.span_id)
+            #expect(decode.parent_span_id == encode.span_id)
+            #expect(decode.attributes["magpie.one_pass"] == .bool(true))
             #expect(fetch.attributes["magpie.source.host"] == .string("127.0.0.1"))
             #expect(fetch.attributes["magpie.answered.from"] == .string("network"))
-            // Decoded shrunk on load (JPEG's DCT scaling) toward the 64 px asked, never below it.
-            #expect((64...320).contains(decode.attributes["magpie.image.width"]?.integer ?? 0))
+            // The size written: the 64 px asked.
+            #expect(decode.attributes["magpie.image.width"]?.integer == 64)
             #expect(encode.attributes["magpie.image.format"] != nil)
 
             let sent = try #require(setup.origin.statistics(for: "/a.jpg").lastRequestHeaders["traceparent"], "the fetch carries the trace on")

@@ -54,17 +54,7 @@ extension ImageProcessors {
             }
             image = try Flip(horizontal: layout.flipHorizontal, vertical: layout.flipVertical).process(image)
             let plan = LayoutPlan(layout, source: full)
-            // Enlarged fills of extreme aspect ratios, minimum sizes, extension and padding can
-            // ask for far more than the source holds; refused before any of it is allocated.
-            // What is kept (the cut, each canvas, the result) is held to the output limit; the
-            // scaled image a fill cuts its box from may exceed it by its aspect ratio, within
-            // the absolute bound.
-            let kept = [plan.resultCrop?.size, plan.size].compactMap { $0 } + plan.canvases.map { DecodedImage.Size(width: $0.width, height: $0.height) }
-            let absolute = (side: Self.maximumSide, pixels: Self.maximumPixels)
-            let limited = kept.map { ($0, outputLimit) } + [plan.scaled].compactMap { $0 }.map { ($0, absolute) }
-            for (made, limit) in limited where made.width > limit.side || made.height > limit.side || made.width * made.height > limit.pixels {
-                throw .outputTooLarge(width: made.width, height: made.height, maximumSide: limit.side, maximumPixels: limit.pixels)
-            }
+            try checkLimits(of: plan)
             // The size planned from: the whole image's, or less where the layout limits sources.
             var size = plan.source
             if let crop = plan.crop {
@@ -90,20 +80,61 @@ extension ImageProcessors {
             return image
         }
 
+        // Enlarged fills of extreme aspect ratios, minimum sizes, extension and padding can ask
+        // for far more than the source holds; refused before any of it is allocated. What is
+        // kept (the cut, each canvas, the result) is held to the output limit; the scaled image a
+        // fill cuts its box from may exceed it by its aspect ratio, within the absolute bound.
+        private func checkLimits(of plan: LayoutPlan) throws(MagpieError) {
+            let kept = [plan.resultCrop?.size, plan.size].compactMap { $0 } + plan.canvases.map { DecodedImage.Size(width: $0.width, height: $0.height) }
+            let absolute = (side: Self.maximumSide, pixels: Self.maximumPixels)
+            let limited = kept.map { ($0, outputLimit) } + [plan.scaled].compactMap { $0 }.map { ($0, absolute) }
+            for (made, limit) in limited where made.width > limit.side || made.height > limit.side || made.width * made.height > limit.pixels {
+                throw .outputTooLarge(width: made.width, height: made.height, maximumSide: limit.side, maximumPixels: limit.pixels)
+            }
+        }
+
         /// Cuts `cut`, planned for an image of `planned` pixels, from `image`, which may hold it
         /// at a reduced scale.
         private func cut(_ image: DecodedImage, _ cut: LayoutPlan.Cut, reducedFrom planned: DecodedImage.Size) throws(MagpieError) -> DecodedImage {
-            let across = Double(image.width) / Double(planned.width), down = Double(image.height) / Double(planned.height)
+            try Crop(Self.area(of: cut, in: DecodedImage.Size(width: image.width, height: image.height), reducedFrom: planned)).process(image)
+        }
+
+        /// Where `cut`, planned for an image of `planned` pixels, lies in an image of `size`,
+        /// which may hold it at a reduced scale.
+        private static func area(of cut: LayoutPlan.Cut, in size: DecodedImage.Size, reducedFrom planned: DecodedImage.Size) -> Crop.Area {
+            let across = Double(size.width) / Double(planned.width), down = Double(size.height) / Double(planned.height)
             func fitted(_ value: Int, _ factor: Double, within limit: Int) -> Int { max(0, min(limit, Int((Double(value) * factor).rounded()))) }
             switch cut {
             case .rectangle(let x, let y, let width, let height):
-                let left = fitted(x, across, within: image.width - 1), top = fitted(y, down, within: image.height - 1)
-                let kept = (max(1, fitted(width, across, within: image.width - left)), max(1, fitted(height, down, within: image.height - top)))
-                return try Crop(.rectangle(x: left, y: top, width: kept.0, height: kept.1)).process(image)
+                let left = fitted(x, across, within: size.width - 1), top = fitted(y, down, within: size.height - 1)
+                let kept = (max(1, fitted(width, across, within: size.width - left)), max(1, fitted(height, down, within: size.height - top)))
+                return .rectangle(x: left, y: top, width: kept.0, height: kept.1)
             case .smart(let gravity, let width, let height):
-                let kept = (max(1, fitted(width, across, within: image.width)), max(1, fitted(height, down, within: image.height)))
-                return try Crop(.gravity(gravity, width: kept.0, height: kept.1)).process(image)
+                let kept = (max(1, fitted(width, across, within: size.width)), max(1, fitted(height, down, within: size.height)))
+                return .gravity(gravity, width: kept.0, height: kept.1)
             }
+        }
+
+        /// What is left of this layout once an image with `header` was decoded straight to the
+        /// size it scales to (``DecodingOptions/layoutFirst``): nothing, or a crop of that
+        /// decoded image. `nil` when more is left (a trim, a turn or mirror, filters, canvases),
+        /// or when the output limits refuse the layout, which ``process(_:)`` then reports.
+        func restAfterDecode(of header: magpie_header) -> RestAfterDecode? {
+            guard layout.trim == nil, (Rotate(degrees: layout.rotation)?.degrees ?? 0) == 0, !layout.flipHorizontal, !layout.flipVertical,
+                filters.isEmpty, let box = layout.decodeThumbnail(for: header)
+            else { return nil }
+            let plan = LayoutPlan(layout, source: Magpie.Layout.uprightSize(of: header))
+            guard plan.canvases.isEmpty, plan.crop == nil, let scaled = plan.scaled, scaled.width == box.width, scaled.height == box.height,
+                (try? checkLimits(of: plan)) != nil
+            else { return nil }
+            guard let resultCrop = plan.resultCrop else { return .nothing }
+            return .crop(Self.area(of: resultCrop, in: scaled, reducedFrom: scaled))
+        }
+
+        /// See ``restAfterDecode(of:)``.
+        enum RestAfterDecode: Equatable {
+            case nothing
+            case crop(Crop.Area)
         }
     }
 }

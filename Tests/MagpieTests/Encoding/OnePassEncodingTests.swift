@@ -1,0 +1,109 @@
+import Foundation
+@testable import Magpie
+import MagpieTesting
+import Testing
+
+/// A pipeline that keeps no decoded images writes thumbnails and layouts that only scale and
+/// crop in one libvips pipeline (`EncodeImage+OnePass`). Its bytes must be the ones the stages
+/// make one after another, for every image of the corpus: where the one pass cannot hold
+/// (animations, transparency, grey pixels in a colour file, formats written outside libvips)
+/// it falls back, and where it holds it must not differ by a byte.
+@Suite("One-pass encoding")
+struct OnePassEncodingTests {
+    static func layout(_ width: Int, _ height: Int, _ resizing: Layout.Resizing, _ gravity: Placement = .centre) -> any ImageProcessing {
+        var layout = Layout()
+        (layout.width, layout.height, layout.resizing, layout.gravity) = (width, height, resizing, gravity)
+        return ImageProcessors.Layout(layout)
+    }
+
+    /// What a server asks: imgproxy's fill and fit, a crop toward a corner, thumbor's fit-in.
+    static let requests: [(name: String, thumbnail: ImageRequest.Thumbnail?, processors: [any ImageProcessing])] = [
+        ("fill 256x256", nil, [layout(256, 256, .fill)]),
+        ("fill 200x80 south-east", nil, [layout(200, 80, .fill, .anchored(.southEast))]),
+        ("fit 120x120", nil, [layout(120, 120, .fit)]),
+        ("thumbnail 160x160", ImageRequest.Thumbnail(width: 160, height: 160, fit: .fit), []),
+    ]
+    static let encodings: [EncodingRequest] = [
+        EncodingRequest(format: .fixed(.jpeg), quality: 80), EncodingRequest(format: .fixed(.webp), quality: 70),
+        EncodingRequest(format: .source, quality: 75, keepsCopyright: true), EncodingRequest(format: .fixed(.png)),
+    ]
+
+    static let files = Corpus.entries(expected: "valid").filter { ["jpeg", "png", "webp", "gif", "avif", "heif"].contains($0.format) }
+
+    @Test func makesTheBytesTheStagesMake() async throws {
+        try #require(!Self.files.isEmpty, "the corpus is missing")
+        try await withTestFixture(configure: { $0.memoryCache = nil }) { onePass in
+            try await withTestFixture { staged in
+                var compared = 0
+                for (index, file) in Self.files.enumerated() {
+                    let bytes = try file.bytes()
+                    onePass.server.serve("/\(index)", .image(bytes))
+                    staged.server.serve("/\(index)", .image(bytes))
+                    // The server's row (a JPEG filled to 256 px) for every JPEG; otherwise one request
+                    // and one encoding a file, turning through all of them over the corpus.
+                    var cases = [(Self.requests[index % Self.requests.count], Self.encodings[index / Self.requests.count % Self.encodings.count])]
+                    if file.format == "jpeg" && index % Self.requests.count != 0 { cases.append((Self.requests[0], Self.encodings[0])) }
+                    for ((name, thumbnail, processors), encoding) in cases {
+                        func made(by fixture: TestFixture) async -> Result<EncodedImage, MagpieError> {
+                            let request = ImageRequest(url: fixture.server.url("/\(index)"), thumbnail: thumbnail, processors: processors)
+                            do throws(MagpieError) {
+                                return .success(try await fixture.pipeline.encodedImage(for: request, encoding: encoding))
+                            } catch {
+                                return .failure(error)
+                            }
+                        }
+                        let (one, two) = (await made(by: onePass), await made(by: staged))
+                        switch (one, two) {
+                        case (.success(let one), .success(let two)):
+                            #expect(one.format == two.format && one.data == two.data, "\(file) \(name) \(encoding.name)")
+                            compared += 1
+                        case (.failure(let one), .failure(let two)):
+                            // The same failure, told of each server's URL.
+                            let told = [(one, onePass), (two, staged)].map { "\($0.0)".replacingOccurrences(of: $0.1.server.url("/").absoluteString, with: "/") }
+                            #expect(told[0] == told[1], "\(file) \(name) \(encoding.name)")
+                        default:
+                            Issue.record("\(file) \(name) \(encoding.name): one pass \(one), stages \(two)")
+                        }
+                    }
+                }
+                let counted = (onePass.pipeline.statistics, staged.pipeline.statistics)
+                // A third of these answers are opaque stills the one pass can write (the corpus is
+                // mostly PNG's test suite: transparency, grey, palettes).
+                #expect(counted.0.onePassEncodes > compared / 4, "\(counted.0.onePassEncodes) of \(compared)")
+                #expect(counted.1.onePassEncodes == 0)
+                #expect(counted.0.decodes == counted.1.decodes)
+            }
+        }
+    }
+
+    /// A JPEG in colour whose pixels are all grey is written in one grey band by the stages'
+    /// encoder, which sees the pixels; the one pass assumes colour from the file, sees the grey
+    /// go by, and writes the bytes again the stages' way.
+    @Test func greyPixelsInAColourFileAreWrittenAsTheStagesWriteThem() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("magpie-grey-\(UUID().uuidString).jpg")
+        defer { try? FileManager.default.removeItem(at: file) }
+        // Pillow writes RGB as YCbCr with both chroma planes at exactly the middle: grey pixels.
+        let script = "import sys; from PIL import Image; Image.linear_gradient('L').resize((320, 200)).convert('RGB').save(sys.argv[1], quality=90)"
+        _ = try ChildProcess.run("python3", ["-c", script, file.path])
+        let colour = Array(try Data(contentsOf: file))
+        try #require(DecodeMemory.header(of: colour).map { _ in true } == true)
+        try await withTestFixture(configure: { $0.memoryCache = nil }) { onePass in
+            try await withTestFixture { staged in
+                onePass.server.serve("/grey.jpg", .image(colour))
+                staged.server.serve("/grey.jpg", .image(colour))
+                let encoding = EncodingRequest(format: .fixed(.jpeg), quality: 80)
+                let one = try await onePass.pipeline.encodedImage(
+                    for: ImageRequest(url: onePass.server.url("/grey.jpg"), processors: [Self.layout(64, 64, .fill)]), encoding: encoding)
+                let two = try await staged.pipeline.encodedImage(
+                    for: ImageRequest(url: staged.server.url("/grey.jpg"), processors: [Self.layout(64, 64, .fill)]), encoding: encoding)
+                #expect(one.data == two.data)
+                // Written in one band, as the stages write grey.
+                try Data(one.data).write(to: file)
+                let mode = try ChildProcess.run("python3", ["-c", "import sys; from PIL import Image; print(Image.open(sys.argv[1]).mode)", file.path])
+                #expect(String(decoding: mode, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "L")
+                #expect(onePass.pipeline.statistics.onePassEncodes == 0)
+                #expect(onePass.pipeline.statistics.decodes == 1)
+            }
+        }
+    }
+}
