@@ -1,6 +1,7 @@
 #include "magpie_encode.h"
 #include "shim_internal.h"
 
+#include <pthread.h>
 #include <vips/vips.h>
 
 // A still's decode, its crop and its encode as one libvips pipeline: the saver pulls the rows
@@ -14,7 +15,10 @@
 // are thrown away and the caller encodes the rendered bitmap, so the output never differs.
 
 typedef struct {
-    // Cleared (atomically: the saver's workers scan rows at once) by a row that is not.
+    // Cleared by a row that is not, under `lock`: the saver's workers scan rows at once, and
+    // libvips' own waits for them (GLib's futexes) order nothing Thread Sanitizer can see, so the
+    // caller reads the flags under the same lock.
+    pthread_mutex_t lock;
     int opaque;
     int grey;
 } seen_pixels;
@@ -34,8 +38,12 @@ static int scan_rows(VipsRegion *out, void *sequence, void *a, void *b, gboolean
             grey &= pixel[0] == pixel[1] && pixel[0] == pixel[2];
         }
     }
-    if (!opaque) g_atomic_int_set(&seen->opaque, 0);
-    if (!grey) g_atomic_int_set(&seen->grey, 0);
+    if (!opaque || !grey) {
+        pthread_mutex_lock(&seen->lock);
+        if (!opaque) seen->opaque = 0;
+        if (!grey) seen->grey = 0;
+        pthread_mutex_unlock(&seen->lock);
+    }
     return 0;
 }
 
@@ -70,7 +78,12 @@ magpie_status magpie_encode_prepared(magpie_image *image, const magpie_process_o
     }
     *width = vips_image_get_width(kept);
     *height = vips_image_get_height(kept);
-    seen_pixels seen = {1, 1};
+    // Set under the lock too: the saver's workers are handed the work through those futexes.
+    seen_pixels seen;
+    pthread_mutex_init(&seen.lock, NULL);
+    pthread_mutex_lock(&seen.lock);
+    seen.opaque = seen.grey = 1;
+    pthread_mutex_unlock(&seen.lock);
     VipsImage *scanned = vips_image_new();
     magpie_status status = MAGPIE_STATUS_FAILED;
     // Made as magpie_wrap_rgba makes the bitmap the encoder otherwise wraps: none of the file's
@@ -84,7 +97,10 @@ magpie_status magpie_encode_prepared(magpie_image *image, const magpie_process_o
         still.frames = 1;
         status = magpie_encode_decided(scanned, NULL, vips_image_get_width(kept), vips_image_get_height(kept), 1, grey, &still, output,
                                        output_length, error, sizeof error);
-        if (status == MAGPIE_STATUS_OK && !(g_atomic_int_get(&seen.opaque) && g_atomic_int_get(&seen.grey) == grey)) {
+        pthread_mutex_lock(&seen.lock);
+        int as_assumed = seen.opaque && seen.grey == grey;
+        pthread_mutex_unlock(&seen.lock);
+        if (status == MAGPIE_STATUS_OK && !as_assumed) {
             magpie_free_buffer(*output);
             *output = NULL;
             *output_length = 0;
@@ -93,6 +109,7 @@ magpie_status magpie_encode_prepared(magpie_image *image, const magpie_process_o
     }
     g_object_unref(scanned);
     g_object_unref(kept);
+    pthread_mutex_destroy(&seen.lock);
     // The caller's own decode reports what failed; nothing of this is kept.
     vips_error_clear();
     return status == MAGPIE_STATUS_OK ? status : MAGPIE_STATUS_FAILED;

@@ -9,7 +9,7 @@ import Tracing
 /// Taken only where skipping the stages between changes nothing but the time: the pipeline
 /// keeps no decoded images (the server's configuration), nobody is decoding or processing the
 /// same image already (that work is joined instead), and the request is a thumbnail or a
-/// layout that decodes straight to its size and at most crops. A still the shim cannot write
+/// layout that decodes straight to its size and at most crops. An image the shim cannot write
 /// so (an animation, transparency, a format written outside libvips; see
 /// `magpie_encode_prepared`) is decoded, processed and encoded here one step after another,
 /// from the same downloaded bytes. The bytes are the same either way (`OnePassEncodingTests`);
