@@ -43,44 +43,54 @@ extension EncodeImage {
         // pass held and what it wrote; processors that ran after a decode ran inside it.
         let span = InstrumentationSystem.isOff ? nil : InstrumentationSystem.tracer.startSpan(StageName.decode.spanName)
         defer { span?.end() }
-        let outcome = try await context.admitted(decoding, clock: shared.clock) { () throws(MagpieError) -> OnePass in
-            let validator = EncodedImage.validator(of: bytes, metadata: metadata)
-            // An animation's frames are planned at the decode: not worth preparing twice.
-            if let rest, let header = decoding.header, header.pages <= 1 || !ImageFormat(shimCode: header.format).isAnimatable {
-                let format = encoding.format(for: OpaqueStill(), source: ImageFormat(shimCode: header.format))
-                let crop: ImageProcessors.Crop.Area? = if case .crop(let area) = rest { area } else { nil }
-                let encoder = ImageEncoder(
-                    quality: encoding.quality(for: format), progressive: encoding.progressive, lossless: encoding.lossless,
-                    background: encoding.background, keepsCopyright: encoding.keepsCopyright)
-                let start = ContinuousClock.now
-                if let (encoded, size) = VipsDecoder().encodeInOnePass(bytes, options: decoding.options, crop: crop, encoder: encoder, as: format) {
-                    let took = ContinuousClock.now - start
-                    recorder.record(.encodedInOnePass(took))
-                    // The one libvips pipeline is timed as the decode: most of it is.
-                    var timings = StageTimings()
-                    timings.add(took, to: .decode)
-                    return .encoded(encoded, format, validator: validator, size: size, onePass: true, timings: timings)
+        let outcome: OnePass
+        do throws(MagpieError) {
+            outcome = try await context.admitted(decoding, clock: shared.clock) { () throws(MagpieError) -> OnePass in
+                let validator = EncodedImage.validator(of: bytes, metadata: metadata)
+                // An animation's frames are planned at the decode: not worth preparing twice.
+                if let rest, let header = decoding.header, header.pages <= 1 || !ImageFormat(shimCode: header.format).isAnimatable {
+                    let format = encoding.format(for: OpaqueStill(), source: ImageFormat(shimCode: header.format))
+                    let crop: ImageProcessors.Crop.Area? = if case .crop(let area) = rest { area } else { nil }
+                    let encoder = ImageEncoder(
+                        quality: encoding.quality(for: format), progressive: encoding.progressive, lossless: encoding.lossless,
+                        background: encoding.background, keepsCopyright: encoding.keepsCopyright)
+                    let start = ContinuousClock.now
+                    if let (encoded, size) = VipsDecoder().encodeInOnePass(bytes, options: decoding.options, crop: crop, encoder: encoder, as: format) {
+                        let took = ContinuousClock.now - start
+                        recorder.record(.encodedInOnePass(took))
+                        // The one libvips pipeline is timed as the decode: most of it is.
+                        var timings = StageTimings()
+                        timings.add(took, to: .decode)
+                        return .encoded(encoded, format, validator: validator, size: size, onePass: true, timings: timings)
+                    }
                 }
+                var timings = StageTimings()
+                var image: DecodedImage
+                var start = ContinuousClock.now
+                do throws(MagpieError) {
+                    image = try decoder.decode(bytes, options: decoding.options)
+                } catch {
+                    return .undecodable(error)
+                }
+                timings.add(ContinuousClock.now - start, to: .decode)
+                recorder.record(.decoded(ContinuousClock.now - start))
+                for processor in request.processors {
+                    start = ContinuousClock.now
+                    image = try ProcessImage.run(processor, on: image)
+                    timings.add(ContinuousClock.now - start, to: .process)
+                    recorder.record(.processed(ContinuousClock.now - start))
+                }
+                let format = encoding.format(for: image, source: image.sourceFormat)
+                let size = DecodedImage.Size(width: image.width, height: image.height)
+                return .encoded(try encoding.encode(image, as: format), format, validator: validator, size: size, onePass: false, timings: timings)
             }
-            var timings = StageTimings()
-            var image: DecodedImage
-            var start = ContinuousClock.now
-            do throws(MagpieError) {
-                image = try decoder.decode(bytes, options: decoding.options)
-            } catch {
-                return .undecodable(error)
+        } catch {
+            // A processor or the encoder failed, or the wait was cancelled.
+            if error != .cancelled {
+                span?.recordError(error)
+                span?.setStatus(SpanStatus(code: .error, message: error.description))
             }
-            timings.add(ContinuousClock.now - start, to: .decode)
-            recorder.record(.decoded(ContinuousClock.now - start))
-            for processor in request.processors {
-                start = ContinuousClock.now
-                image = try ProcessImage.run(processor, on: image)
-                timings.add(ContinuousClock.now - start, to: .process)
-                recorder.record(.processed(ContinuousClock.now - start))
-            }
-            let format = encoding.format(for: image, source: image.sourceFormat)
-            let size = DecodedImage.Size(width: image.width, height: image.height)
-            return .encoded(try encoding.encode(image, as: format), format, validator: validator, size: size, onePass: false, timings: timings)
+            throw error
         }
         switch outcome {
         case .undecodable(let error):
