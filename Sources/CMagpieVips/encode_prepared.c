@@ -88,15 +88,11 @@ magpie_status magpie_encode_prepared(magpie_image *image, const magpie_process_o
     magpie_status status = MAGPIE_STATUS_FAILED;
     // Made as magpie_wrap_rgba makes the bitmap the encoder otherwise wraps: none of the file's
     // metadata, and a resolution of 1, so no saver writes the file's density or profile.
-    vips_image_init_fields(scanned, vips_image_get_width(kept), vips_image_get_height(kept), 4, VIPS_FORMAT_UCHAR, VIPS_CODING_NONE,
-                           VIPS_INTERPRETATION_sRGB, 1.0, 1.0);
+    vips_image_init_fields(scanned, *width, *height, 4, VIPS_FORMAT_UCHAR, VIPS_CODING_NONE, VIPS_INTERPRETATION_sRGB, 1.0, 1.0);
     if (!vips_image_pipelinev(scanned, VIPS_DEMAND_STYLE_THINSTRIP, NULL) &&
         !vips_image_generate(scanned, vips_start_one, scan_rows, vips_stop_one, kept, &seen)) {
         int grey = image->grey_source;
-        magpie_encode_options still = *options;
-        still.frames = 1;
-        status = magpie_encode_decided(scanned, NULL, vips_image_get_width(kept), vips_image_get_height(kept), 1, grey, &still, output,
-                                       output_length, error, sizeof error);
+        status = magpie_encode_decided(scanned, NULL, *width, *height, 1, grey, options, output, output_length, error, sizeof error);
         pthread_mutex_lock(&seen.lock);
         int as_assumed = seen.opaque && seen.grey == grey;
         pthread_mutex_unlock(&seen.lock);

@@ -6,9 +6,7 @@ extension EncodingRequest {
     package func encode(_ image: DecodedImage, as format: ImageFormat) throws(MagpieError) -> [UInt8] {
         var quality = quality(for: format)
         while true {
-            let bytes = try ImageEncoder(
-                quality: quality, progressive: progressive, lossless: lossless, background: background, keepsCopyright: keepsCopyright)
-                .encode(image, as: format)
+            let bytes = try encoder(quality: quality).encode(image, as: format)
             guard let maximumBytes, maximumBytes > 0, bytes.count > maximumBytes, Self.shrinksWithQuality(format, lossless: lossless),
                 quality > 10
             else { return bytes }
@@ -16,6 +14,12 @@ extension EncodingRequest {
             let factor = excess > 3 ? 0.25 : excess > 1.5 ? 0.5 : 0.75
             quality = max(1, min(quality - 1, Int((Double(quality) * factor).rounded())))
         }
+    }
+
+    /// The encoder these settings make at `quality` (``quality(for:)`` unless a byte limit
+    /// lowered it).
+    func encoder(quality: Int) -> ImageEncoder {
+        ImageEncoder(quality: quality, progressive: progressive, lossless: lossless, background: background, keepsCopyright: keepsCopyright)
     }
 
     private static func shrinksWithQuality(_ format: ImageFormat, lossless: Bool) -> Bool {

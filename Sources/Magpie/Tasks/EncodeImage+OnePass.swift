@@ -18,7 +18,7 @@ import Tracing
 extension EncodeImage {
     func encodesInOnePass(_ input: StageInput, key: EncodeWorkKey) -> Bool {
         let request = input.request
-        guard context.memoryCache == nil, context.configuration.decoder is VipsDecoder, key.encoding.normalized.maximumBytes == nil,
+        guard context.memoryCache == nil, context.configuration.decoder is VipsDecoder, (key.encoding.maximumBytes ?? 0) <= 0,
             !request.options.contains(.keepsHighDepth)
         else { return false }
         switch (request.thumbnail, request.processors.count) {
@@ -51,9 +51,7 @@ extension EncodeImage {
                 if let rest, let header = decoding.header, header.pages <= 1 || !ImageFormat(shimCode: header.format).isAnimatable {
                     let format = encoding.format(for: OpaqueStill(), source: ImageFormat(shimCode: header.format))
                     let crop: ImageProcessors.Crop.Area? = if case .crop(let area) = rest { area } else { nil }
-                    let encoder = ImageEncoder(
-                        quality: encoding.quality(for: format), progressive: encoding.progressive, lossless: encoding.lossless,
-                        background: encoding.background, keepsCopyright: encoding.keepsCopyright)
+                    let encoder = encoding.encoder(quality: encoding.quality(for: format))
                     let start = ContinuousClock.now
                     if let (encoded, size) = VipsDecoder().encodeInOnePass(bytes, options: decoding.options, crop: crop, encoder: encoder, as: format) {
                         let took = ContinuousClock.now - start
