@@ -42,7 +42,7 @@ extension EncodingRequest {
 }
 
 /// What the format choice reads of an image: a decoded one, or what a one-pass encode knows
-/// before the pixels exist (``OpaqueStill``).
+/// before the pixels exist (``OpaqueStill``, ``TransparentAnimation``).
 protocol FormatChoiceInput {
     var isOpaque: Bool { get }
     var isAnimated: Bool { get }
@@ -54,4 +54,10 @@ extension DecodedImage: FormatChoiceInput {}
 struct OpaqueStill: FormatChoiceInput {
     var isOpaque: Bool { true }
     var isAnimated: Bool { false }
+}
+
+/// An animation, perhaps transparent, as an encode made while it decodes assumes and then checks.
+struct TransparentAnimation: FormatChoiceInput {
+    var isOpaque: Bool { false }
+    var isAnimated: Bool { true }
 }

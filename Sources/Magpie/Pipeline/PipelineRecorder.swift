@@ -19,6 +19,7 @@ final class PipelineRecorder: Sendable {
         case decoded(Duration)
         /// Decoded, processed and encoded in one libvips pipeline, taking this long.
         case encodedInOnePass(Duration)
+        case encodedWhileDecoding(Duration)
         case processed(Duration)
         case variantStored
         case memoryTrimmed(freedBytes: Int)
@@ -59,6 +60,9 @@ final class PipelineRecorder: Sendable {
             case .encodedInOnePass:
                 statistics.decodes += 1
                 statistics.onePassEncodes += 1
+            case .encodedWhileDecoding:
+                statistics.decodes += 1
+                statistics.encodesWhileDecoding += 1
             case .processed: statistics.processorRuns += 1
             case .variantStored: statistics.variantsStored += 1
             case .memoryTrimmed: statistics.memoryTrims += 1
@@ -83,6 +87,7 @@ final class PipelineRecorder: Sendable {
         let failures: Counter
         let processorRuns: Counter
         let onePassEncodes: Counter
+        let encodesWhileDecoding: Counter
         let variantsStored: Counter
         let memoryTrims: Counter
         let trimmedBytes: Counter
@@ -112,6 +117,7 @@ final class PipelineRecorder: Sendable {
             failures = counter("magpie_failures_total")
             processorRuns = counter("magpie_processor_runs_total")
             onePassEncodes = counter("magpie_one_pass_encodes_total")
+            encodesWhileDecoding = counter("magpie_encodes_while_decoding_total")
             variantsStored = counter("magpie_variants_stored_total")
             memoryTrims = counter("magpie_memory_trims_total")
             trimmedBytes = counter("magpie_memory_trimmed_bytes_total")
@@ -144,6 +150,7 @@ final class PipelineRecorder: Sendable {
             case .decoded(let duration): decodeTime.recordNanoseconds(Self.nanoseconds(duration))
             // The decode's own time is not told apart from the encode's here.
             case .encodedInOnePass: onePassEncodes.increment()
+            case .encodedWhileDecoding: encodesWhileDecoding.increment()
             case .processed(let duration):
                 processorRuns.increment()
                 processTime.recordNanoseconds(Self.nanoseconds(duration))

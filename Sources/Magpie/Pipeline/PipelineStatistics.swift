@@ -45,6 +45,9 @@ public struct PipelineStatistics: Sendable, Equatable {
     /// Of ``decodes``, those written straight to their encoding in one libvips pipeline, with
     /// no decoded bitmap between (a server's thumbnails and crops; see ``ImagePipeline/Configuration/memoryCache``).
     public var onePassEncodes = 0
+    /// Of ``decodes``, animations encoded frame by frame while their later frames were still
+    /// decoding, where the pipeline keeps no decoded images (a server's WebP and GIF answers).
+    public var encodesWhileDecoding = 0
     /// Processor runs (one per processor per shared piece of work, previews not counted).
     public var processorRuns = 0
     /// Processed variants written to the disk cache.

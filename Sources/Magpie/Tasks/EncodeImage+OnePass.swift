@@ -12,7 +12,10 @@ import Tracing
 /// layout that decodes straight to its size and at most crops. An image the shim cannot write
 /// so (an animation, transparency, a format written outside libvips; see
 /// `magpie_encode_prepared`) is decoded, processed and encoded here one step after another,
-/// from the same downloaded bytes. The bytes are the same either way (`OnePassEncodingTests`);
+/// from the same downloaded bytes; an animation going to WebP or GIF with nothing left after
+/// its decode is encoded frame by frame while later frames decode and resize (the path of
+/// ``ImageEncoder/encode(decoding:options:as:)``, ``PipelineStatistics/encodesWhileDecoding``).
+/// The bytes are the same either way (`OnePassEncodingTests`);
 /// ``PipelineStatistics/onePassEncodes`` counts the requests made in one pass.
 /// Requests for another encoding of the same image meanwhile decode it again.
 extension EncodeImage {
@@ -64,14 +67,32 @@ extension EncodeImage {
                 }
                 var timings = StageTimings()
                 var image: DecodedImage
+                var encodedAlongside: (bytes: [UInt8], format: ImageFormat)?
                 var start = ContinuousClock.now
                 do throws(MagpieError) {
-                    image = try decoder.decode(bytes, options: decoding.options)
+                    if rest == .nothing, let header = decoding.header, let format = Self.animationFormat(of: header, encoding: encoding) {
+                        let decoded = try VipsDecoder().decode(
+                            bytes, options: decoding.options, encodingAlongside: (encoding.encoder(quality: encoding.quality(for: format)), format))
+                        image = decoded.image
+                        encodedAlongside = decoded.encoded.map { ($0, format) }
+                    } else {
+                        image = try decoder.decode(bytes, options: decoding.options)
+                    }
                 } catch {
                     return .undecodable(error)
                 }
-                timings.add(ContinuousClock.now - start, to: .decode)
-                recorder.record(.decoded(ContinuousClock.now - start))
+                let took = ContinuousClock.now - start
+                timings.add(took, to: .decode)
+                // The choice made before the decode holds if the image turned out as assumed
+                // (an animation, not its first frame alone): then the bytes are the encoder's
+                // on this image, and the layout, which the decode went straight to, has
+                // nothing left to do.
+                if let encodedAlongside, encoding.format(for: image, source: image.sourceFormat) == encodedAlongside.format {
+                    recorder.record(.encodedWhileDecoding(took))
+                    let size = DecodedImage.Size(width: image.width, height: image.height)
+                    return .encoded(encodedAlongside.bytes, encodedAlongside.format, validator: validator, size: size, onePass: false, timings: timings)
+                }
+                recorder.record(.decoded(took))
                 for processor in request.processors {
                     start = ContinuousClock.now
                     image = try ProcessImage.run(processor, on: image)
@@ -109,6 +130,16 @@ extension EncodeImage {
             shared.clock.waited(spent.durations.values.reduce(.zero, +))
             return finished(bytes, format: format, validator: validator, from: data.source, metadata: data.metadata, timings: timings, key: key)
         }
+    }
+
+    /// The format an animation in a file with `header` is written as, when the shim can encode
+    /// its frames while later ones decode (WebP and GIF, `magpie_render_encoding`); assumed
+    /// animated and transparent until the decode says otherwise. `nil` for a still.
+    private static func animationFormat(of header: magpie_header, encoding: EncodingRequest) -> ImageFormat? {
+        let source = ImageFormat(shimCode: header.format)
+        guard header.pages > 1, source.isAnimatable else { return nil }
+        let format = encoding.format(for: TransparentAnimation(), source: source)
+        return [.webp, .gif].contains(format) ? format : nil
     }
 
     private enum OnePass: Sendable {

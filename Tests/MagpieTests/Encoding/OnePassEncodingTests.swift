@@ -76,6 +76,51 @@ struct OnePassEncodingTests {
         }
     }
 
+    /// An animation going to WebP or GIF with nothing left after its decode is encoded while it
+    /// decodes (the shim's `magpie_render_encoding`, frame by frame); the bytes must still be
+    /// the stages'. Where the decode ends with one frame (a first frame kept alone) or the
+    /// format chosen for the decoded image differs, the encode is made again from it.
+    @Test func animationsEncodedWhileTheyDecodeAreTheStagesBytes() async throws {
+        // libvips reads GIF and WebP animations (an APNG is its first frame); the 380-frame
+        // clip is left to RenderEncodingCorpusTests, which holds the shim's path to it alone.
+        let animations = Corpus.entries(expected: "valid").filter { ["gif", "webp"].contains($0.format) && (2...60).contains($0.frames ?? 1) }
+        try #require(animations.count >= 8, "the corpus is missing")
+        let encodings = [
+            EncodingRequest(format: .fixed(.webp), quality: 70), EncodingRequest(format: .source, quality: 75),
+            EncodingRequest(format: .negotiated(accepting: [.webp, .avif])), EncodingRequest(format: .fixed(.gif)),
+        ]
+        try await withTestFixture(configure: { $0.memoryCache = nil }) { onePass in
+            try await withTestFixture { staged in
+                var expected = 0
+                for (index, file) in animations.enumerated() {
+                    let bytes = try file.bytes()
+                    onePass.server.serve("/\(index)", .image(bytes))
+                    staged.server.serve("/\(index)", .image(bytes))
+                    // A thumbnail decodes straight to its size; the layout only where it scales
+                    // down (otherwise it has nothing to go straight to, and the stages run).
+                    let scalesDown = max(file.width ?? 0, file.height ?? 0) > 120
+                    for (name, thumbnail, processors) in [Self.requests[2], Self.requests[3]] {
+                        for encoding in encodings {
+                            let before = onePass.pipeline.statistics.encodesWhileDecoding
+                            let one = try await onePass.pipeline.encodedImage(
+                                for: ImageRequest(url: onePass.server.url("/\(index)"), thumbnail: thumbnail, processors: processors), encoding: encoding)
+                            let two = try await staged.pipeline.encodedImage(
+                                for: ImageRequest(url: staged.server.url("/\(index)"), thumbnail: thumbnail, processors: processors), encoding: encoding)
+                            #expect(one.format == two.format && one.data == two.data, "\(file) \(name) \(encoding.name)")
+                            let took = onePass.pipeline.statistics.encodesWhileDecoding > before
+                            #expect(took == (thumbnail != nil || scalesDown), "\(file) \(name) \(encoding.name): encoded while decoding \(took)")
+                            if took { expected += 1 }
+                        }
+                    }
+                }
+                let counted = (onePass.pipeline.statistics, staged.pipeline.statistics)
+                #expect(counted.0.encodesWhileDecoding == expected && expected >= animations.count * encodings.count)
+                #expect(counted.1.encodesWhileDecoding == 0)
+                #expect(counted.0.decodes == counted.1.decodes)
+            }
+        }
+    }
+
     /// A JPEG in colour whose pixels are all grey is written in one grey band by the stages'
     /// encoder, which sees the pixels; the one pass assumes colour from the file, sees the grey
     /// go by, and writes the bytes again the stages' way.
