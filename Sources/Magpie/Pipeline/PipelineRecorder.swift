@@ -19,6 +19,7 @@ final class PipelineRecorder: Sendable {
         case decoded(Duration)
         /// Decoded, processed and encoded in one libvips pipeline, taking this long.
         case encodedInOnePass(Duration)
+        /// An animation decoded and encoded frame by frame at once, taking this long.
         case encodedWhileDecoding(Duration)
         case processed(Duration)
         case variantStored
