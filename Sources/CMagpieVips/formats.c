@@ -20,9 +20,29 @@ static magpie_format format_of_loader(const char *loader) {
         {"VipsForeignLoadHeifBuffer", MAGPIE_FORMAT_AVIF}, {"VipsForeignLoadTiffBuffer", MAGPIE_FORMAT_TIFF},
         {"VipsForeignLoadSvgBuffer", MAGPIE_FORMAT_SVG},
     };
+    // A libvips built with libultrahdr (8.18's wheel is) gives an Ultra HDR JPEG to uhdrload
+    // ahead of jpegload. It is an ordinary JPEG whose gain map rides in an MPF secondary image
+    // that every JPEG reader skips, read as the JPEG it is (find_loader, magpie_open_image).
+    if (strcmp(loader, "VipsForeignLoadUhdrBuffer") == 0) return MAGPIE_FORMAT_JPEG;
     for (size_t i = 0; i < sizeof allowed / sizeof allowed[0]; i++)
         if (strcmp(loader, allowed[i].loader) == 0) return allowed[i].format;
     return MAGPIE_FORMAT_UNKNOWN;
+}
+
+// What a loader Magpie refuses reads, in words, for the error: the buffer loaders of Debian's
+// libvips 8.14 and of later builds beside the allowed ones.
+static const char *refused_format_name(const char *loader) {
+    static const struct {
+        const char *prefix;
+        const char *name;
+    } named[] = {
+        {"VipsForeignLoadPdf", "a PDF document"}, {"VipsForeignLoadMagick", "a format only ImageMagick reads"},
+        {"VipsForeignLoadJp2k", "a JPEG 2000 image"}, {"VipsForeignLoadRad", "a Radiance HDR image"},
+        {"VipsForeignLoadDcraw", "a camera raw file"},
+    };
+    for (size_t i = 0; i < sizeof named / sizeof named[0]; i++)
+        if (g_str_has_prefix(loader, named[i].prefix)) return named[i].name;
+    return NULL;
 }
 
 // libvips 8.14 does not recognise HEIF image sequences (brand "avis", "msf1"...) and hands
@@ -39,6 +59,14 @@ static int find_loader(const void *data, size_t length, magpie_header *header,
                        char *error, size_t error_length) {
     // libvips reads BMP and ICO only through ImageMagick (bitmap.c decodes them), and JPEG XL
     // only when built with libjxl (jpeg_xl.c reads it with the system's).
+    // A JPEG is read by jpegload, whatever libvips would guess: one built with libultrahdr asks
+    // uhdrload's test first, which for a JPEG with an MPF segment (Ultra HDR, a stereo MPO...)
+    // parses the second image too, 8 ms for a 12 MP photo, at every header read.
+    const unsigned char *bytes = data;
+    if (length >= 3 && bytes[0] == 0xFF && bytes[1] == 0xD8 && bytes[2] == 0xFF) {
+        header->format = MAGPIE_FORMAT_JPEG;
+        return MAGPIE_STATUS_OK;
+    }
     header->format = magpie_bmp_is_bmp(data, length)   ? MAGPIE_FORMAT_BMP
                      : magpie_ico_is_ico(data, length) ? MAGPIE_FORMAT_ICO
                      : magpie_jxl_is_jxl(data, length) ? MAGPIE_FORMAT_JXL
@@ -56,8 +84,10 @@ static int find_loader(const void *data, size_t length, magpie_header *header,
         header->format = format_of_loader(loader);
     }
     if (header->format == MAGPIE_FORMAT_UNKNOWN) {
-        char text[128];
-        g_snprintf(text, sizeof text, "libvips reads it with %s", loader);
+        char text[160];
+        const char *name = refused_format_name(loader);
+        if (name) g_snprintf(text, sizeof text, "it is %s, which Magpie does not decode", name);
+        else g_snprintf(text, sizeof text, "it is in a format Magpie does not decode: libvips would read it with %s", loader);
         magpie_set_error(error, error_length, text);
         return MAGPIE_STATUS_UNSUPPORTED;
     }
@@ -98,6 +128,13 @@ static VipsImage *open_with_libvips(const void *data, size_t length, magpie_form
         VipsImage *image = NULL;
         if (vips_heifload_buffer((void *)data, length, &image, "access", access, "fail_on", fail_on, NULL))
             return NULL;
+        return image;
+    }
+    // The loader is the format's, not libvips' guess again: a JPEG with a gain map would go to
+    // uhdrload, which decodes whole (no shrink on load) and attaches the map as metadata.
+    if (format == MAGPIE_FORMAT_JPEG) {
+        VipsImage *image = NULL;
+        if (vips_jpegload_buffer((void *)data, length, &image, "access", access, "fail_on", fail_on, NULL)) return NULL;
         return image;
     }
     return vips_image_new_from_buffer(data, length, "", "access", access, "fail_on", fail_on, NULL);

@@ -1,32 +1,13 @@
 #include "jpeg_dc.h"
+#include "jpeg_errors.h"
 
 #include <glib.h>
-#include <setjmp.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <jpeglib.h>
 
 // A file that has not sent every DC coefficient by this scan is unusual enough to leave to
 // libvips; the cap also bounds the work a hostile file of thousands of tiny scans can cause.
 enum { MAXIMUM_SCANS_BEFORE_DC = 16 };
-
-typedef struct {
-    struct jpeg_error_mgr manager;
-    jmp_buf jump;
-} dc_errors;
-
-// Any problem hands the file to libvips, whose decode reports it the way every other
-// damaged image is reported.
-static void dc_error_exit(j_common_ptr info) {
-    longjmp(((dc_errors *)info->err)->jump, 1);
-}
-
-// libjpeg only warns about truncated or corrupt entropy data and fills the gap with grey;
-// in the scans a thumbnail is made from, that would be a silently wrong image.
-static void dc_emit_message(j_common_ptr info, int level) {
-    if (level < 0) dc_error_exit(info);
-}
 
 static int dc_is_present(const struct jpeg_decompress_struct *info) {
     for (int component = 0; component < info->num_components; component++)
@@ -36,13 +17,13 @@ static int dc_is_present(const struct jpeg_decompress_struct *info) {
 
 int magpie_jpeg_dc_open(const void *data, size_t length, int orientation, VipsImage **out) {
     *out = NULL;
-    // Zeroed so that a jump out of jpeg_create_decompress leaves nothing for destroy to free.
     struct jpeg_decompress_struct info;
     memset(&info, 0, sizeof info);
-    dc_errors errors;
-    info.err = jpeg_std_error(&errors.manager);
-    errors.manager.error_exit = dc_error_exit;
-    errors.manager.emit_message = dc_emit_message;
+    // Any problem hands the file to libvips, whose decode reports it the way every other
+    // damaged image is reported; a warning in the scans a thumbnail is made from would be a
+    // silently wrong image.
+    magpie_jpeg_errors errors;
+    magpie_jpeg_report_to(&info, &errors, 1);
     // Everything the jump can skip to the end with lives outside the protected region.
     unsigned char *volatile pixels = NULL;
     JOCTET *volatile profile = NULL;

@@ -193,12 +193,20 @@ struct DecodingTests {
             try Self.decoder.decode(Array("<html>not found</html>".utf8), thumbnail: nil, maximumPixels: Self.limit)
         }
         #expect(throws: MagpieError.self) { try Self.decoder.decode([], thumbnail: nil, maximumPixels: Self.limit) }
-        // A PDF is a format libvips could read, not one of Magpie's.
-        #expect {
-            try Self.decoder.decode(Array("%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n".utf8), thumbnail: nil, maximumPixels: Self.limit)
-        } throws: { error in
-            guard case MagpieError.unsupportedFormat = error else { return false }
-            return true
+        // A PDF and a Radiance HDR file are formats libvips may read (Debian's 8.14 does, the
+        // 8.18 Magpie installs does not), not Magpie's: the error names what they are, or says
+        // only that they are none of Magpie's formats.
+        let refused = [
+            ("a PDF document", Array("%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n".utf8)),
+            ("a Radiance HDR image", Array("#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y 2 +X 2\n".utf8) + [UInt8](repeating: 0, count: 16)),
+        ]
+        for (name, bytes) in refused {
+            #expect {
+                try Self.decoder.decode(bytes, thumbnail: nil, maximumPixels: Self.limit)
+            } throws: { error in
+                guard case .unsupportedFormat(let text) = error as? MagpieError else { return false }
+                return text.hasSuffix(" or SVG image") || text.hasSuffix(" or SVG image (it is \(name), which Magpie does not decode)")
+            }
         }
     }
 }

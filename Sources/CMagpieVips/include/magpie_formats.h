@@ -51,6 +51,11 @@ typedef struct {
     char copyright[256];
 } magpie_header;
 
+/// 1 when a JPEG announces a gain map, as an Ultra HDR JPEG does: a second image in MPF and
+/// gain map metadata (Ultra HDR's `hdrgm` XMP or ISO 21496-1) in the primary's header. Reads
+/// the header only; 0 for anything else, damaged files included.
+int magpie_jpeg_has_gain_map(const void *data, size_t length);
+
 /// The image's size once upright (EXIF orientation applied; libheif has turned a HEIF already).
 void magpie_upright_size(const magpie_header *source, int *width, int *height);
 

@@ -35,6 +35,34 @@ struct FetchCommandTests {
         }
     }
 
+    /// Ultra HDR JPEGs and a stereo MPO (UltraHDRTests makes them, with libultrahdr and Pillow)
+    /// are fetched as the JPEGs they are, into every format, upright and close to the SDR
+    /// rendition libultrahdr's own decoder gives.
+    @Test func ultraHDRPhotosAreWrittenInEveryFormat() async throws {
+        let made = try UltraHDRTests.make()
+        defer { made.remove() }
+        try await withCLIFixture { fixture in
+            for (name, photo) in made.photos { fixture.server.serve("/hdr/\(name).jpg", .image(try made.bytes(photo))) }
+            let urls = made.photos.map { fixture.url("/hdr/\($0.name).jpg") }
+            var outputs: [String: [URL]] = [:]
+            for (format, _) in UltraHDRTests.formats {
+                let folder = fixture.path("hdr-\(format.rawValue)")
+                let result = try await fixture.tool.run(
+                    ["fetch"] + urls + ["--output", folder, "--format", format.rawValue, "--thumbnail", "240x240", "--no-cache"])
+                #expect(result.status == 0, "\(format): \(result.standardError)")
+                for (name, _) in made.photos {
+                    outputs[name, default: []].append(URL(fileURLWithPath: "\(folder)/\(name).\(format.fileExtension)"))
+                }
+            }
+            for (name, photo) in made.photos {
+                let size = UltraHDRTests.fitted(photo, in: 240)
+                UltraHDRTests.expectClose(
+                    try UltraHDRTests.compare(outputs[name] ?? [], with: made.reference(photo)), formats: UltraHDRTests.formats.map(\.pillow),
+                    width: size.width, height: size.height, "magpie fetch, \(name)")
+            }
+        }
+    }
+
     @Test func fillCropsToTheWholeBox() async throws {
         try await withCLIFixture { fixture in
             let output = fixture.path("filled")
