@@ -24,6 +24,8 @@ enum FuzzTarget: String {
                 thumbnail: thumbnail, maximumPixels: 4_000_000, decodesAllFrames: (bytes.first ?? 0) & 4 == 4,
                 maximumAnimationFrames: 64, maximumAnimationPixels: 8_000_000)
             _ = try? Self.vips.decode(bytes, options: options)
+            // The header alone, with what a JPEG's segments announce (a gain map).
+            _ = try? ImageInfo(reading: bytes)
         case .cacheEntry:
             // With and without the key check, as reads and maintenance scans do.
             _ = try? DiskEntryFormat.decode(bytes, expectedKey: nil)

@@ -151,6 +151,30 @@ struct UltraHDRTests {
         }
     }
 
+    /// The gain map's announcement is read in place: a file cut before its header ends or a
+    /// segment longer than the file announces none; 200,000 empty segments before the real ones
+    /// are walked through.
+    @Test func damagedSegmentsAnnounceNoGainMap() throws {
+        let made = try Self.make()
+        defer { made.remove() }
+        let photo = try #require(made.photos.first { $0.name == "plain" }?.photo)
+        let bytes = try made.bytes(photo)
+        #expect(try ImageInfo(reading: bytes).hasGainMap)
+        // libultrahdr writes the ISO 21496-1 segment at 2-37 and MPF at 38-127; the scan starts
+        // at 1,353. Cut in the scan, the header is whole and still announces the map.
+        for cut in [3, 6, 40, 100, 200] {
+            #expect((try? ImageInfo(reading: Array(bytes.prefix(cut))))?.hasGainMap != true, "cut at \(cut)")
+        }
+        #expect(try ImageInfo(reading: Array(bytes.prefix(2_000))).hasGainMap)
+        // The first segment's length says more bytes than the file has.
+        var overlong = bytes
+        (overlong[4], overlong[5]) = (0xFF, 0xF0)
+        #expect((try? ImageInfo(reading: overlong))?.hasGainMap != true)
+        var many: [UInt8] = [0xFF, 0xD8]
+        for index in 0..<200_000 { many += [0xFF, index.isMultiple(of: 2) ? 0xE1 : 0xE2, 0, 2] }
+        #expect((try? ImageInfo(reading: many + bytes.dropFirst(2)))?.hasGainMap == true)
+    }
+
     @Test func theLibraryLoadsAndEncodesEveryOne() async throws {
         let made = try Self.make()
         defer { made.remove() }
