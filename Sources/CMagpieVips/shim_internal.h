@@ -15,8 +15,9 @@
 //           → formats.c                                 recognising and opening
 //             → png_guard.c, heif_hevc.c, bitmap.c,     format guards and decoders outside libvips
 //               jpeg_xl.c
-// colour.c, shim_internal.c, gif_frames.c, jpeg_dc.c and frame_progress.c sit at the bottom,
-// used from any level.
+// gain_map.c (a JPEG's gain map announced, for ImageInfo) stands apart, called from Swift only.
+// colour.c, shim_internal.c, gif_frames.c, jpeg_dc.c, jpeg_errors.c and frame_progress.c sit at
+// the bottom, used from any level.
 #ifndef MAGPIE_SHIM_INTERNAL_H
 #define MAGPIE_SHIM_INTERNAL_H
 
