@@ -34,6 +34,10 @@ struct UltraHDRTests {
         func remove() { try? FileManager.default.removeItem(at: folder) }
     }
 
+    /// Made once a test process, in a folder of the system's temporary one that stays: the tests
+    /// only read the photos, and write their outputs beside them under names of their own.
+    static let photos = Result { try make() }
+
     static func make() throws -> Photos {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("magpie-ultrahdr-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -82,8 +86,7 @@ struct UltraHDRTests {
     static let formats: [(format: ImageFormat, pillow: String)] = [(.jpeg, "JPEG"), (.webp, "WEBP"), (.avif, "AVIF"), (.png, "PNG")]
 
     @Test func eachIsReadAsAJPEGWithItsGainMapTold() throws {
-        let made = try Self.make()
-        defer { made.remove() }
+        let made = try Self.photos.get()
         #expect(made.photos.count == 5)
         for (name, photo) in made.photos {
             let bytes = try made.bytes(photo)
@@ -100,8 +103,7 @@ struct UltraHDRTests {
     /// Whole, shrunk while loading (libjpeg's scale-on-load, as for any JPEG) and refused above
     /// the pixel limit from its header.
     @Test func theDecoderTreatsItAsAnyJPEG() throws {
-        let made = try Self.make()
-        defer { made.remove() }
+        let made = try Self.photos.get()
         let decoder = VipsDecoder()
         for (name, photo) in made.photos {
             let bytes = try made.bytes(photo)
@@ -155,8 +157,7 @@ struct UltraHDRTests {
     /// segment longer than the file announces none; 200,000 empty segments before the real ones
     /// are walked through.
     @Test func damagedSegmentsAnnounceNoGainMap() throws {
-        let made = try Self.make()
-        defer { made.remove() }
+        let made = try Self.photos.get()
         let photo = try #require(made.photos.first { $0.name == "plain" }?.photo)
         let bytes = try made.bytes(photo)
         #expect(try ImageInfo(reading: bytes).hasGainMap)
@@ -176,8 +177,7 @@ struct UltraHDRTests {
     }
 
     @Test func theLibraryLoadsAndEncodesEveryOne() async throws {
-        let made = try Self.make()
-        defer { made.remove() }
+        let made = try Self.photos.get()
         try await withTestFixture { fixture in
             for (name, photo) in made.photos {
                 fixture.server.serve("/\(name).jpg", .image(try made.bytes(photo)))
@@ -202,8 +202,7 @@ struct UltraHDRTests {
     }
 
     @Test func theProxyServesEveryOneInBothGrammars() async throws {
-        let made = try Self.make()
-        defer { made.remove() }
+        let made = try Self.photos.get()
         try await withProxyFixture(configure: { $0.allowsUnsignedURLs = true }) { fixture in
             for (name, photo) in made.photos {
                 fixture.origin.serve("/\(name).jpg", .image(try made.bytes(photo)))
