@@ -57,8 +57,6 @@ int magpie_is_heif_sequence(const unsigned char *data, size_t length) {
 
 static int find_loader(const void *data, size_t length, magpie_header *header,
                        char *error, size_t error_length) {
-    // libvips reads BMP and ICO only through ImageMagick (bitmap.c decodes them), and JPEG XL
-    // only when built with libjxl (jpeg_xl.c reads it with the system's).
     // A JPEG is read by jpegload, whatever libvips would guess: one built with libultrahdr asks
     // uhdrload's test first, which for a JPEG with an MPF segment (Ultra HDR, a stereo MPO...)
     // parses the second image too, 8 ms for a 12 MP photo, at every header read.
@@ -67,6 +65,8 @@ static int find_loader(const void *data, size_t length, magpie_header *header,
         header->format = MAGPIE_FORMAT_JPEG;
         return MAGPIE_STATUS_OK;
     }
+    // libvips reads BMP and ICO only through ImageMagick (bitmap.c decodes them), and JPEG XL
+    // only when built with libjxl (jpeg_xl.c reads it with the system's).
     header->format = magpie_bmp_is_bmp(data, length)   ? MAGPIE_FORMAT_BMP
                      : magpie_ico_is_ico(data, length) ? MAGPIE_FORMAT_ICO
                      : magpie_jxl_is_jxl(data, length) ? MAGPIE_FORMAT_JXL

@@ -49,8 +49,9 @@ static boolean look_at_segment(j_decompress_ptr info) {
     return TRUE;
 }
 
-// Reads the header, the segments going to look_at_segment. Apart from the caller, whose locals
-// (`info` and what it finds) a jump out of libjpeg leaves as they were.
+// Reads the header, the segments going to look_at_segment. A function of its own so that what
+// a jump out of libjpeg leaves behind (`info`, what was found) is the caller's: setjmp makes
+// only its own function's changed locals indeterminate.
 static void read_header(struct jpeg_decompress_struct *info, magpie_jpeg_errors *errors, const void *data, size_t length) {
     if (setjmp(errors->jump)) return;
     jpeg_create_decompress(info);
