@@ -22,7 +22,7 @@ struct UltraHDRTests {
         let height: Int
         /// 0: no EXIF.
         let orientation: Int
-        let gain_map: Bool
+        let gainMap: Bool
     }
 
     struct Photos {
@@ -41,7 +41,9 @@ struct UltraHDRTests {
     static func make() throws -> Photos {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("magpie-ultrahdr-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let made = try JSONDecoder().decode([String: Photo].self, from: PythonScript.run(script, ["make", folder.path]))
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        let made = try decoder.decode([String: Photo].self, from: PythonScript.run(script, ["make", folder.path]))
         return Photos(folder: folder, photos: made.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
     }
 
@@ -95,7 +97,7 @@ struct UltraHDRTests {
             #expect(info.format == .jpeg, "\(name)")
             #expect(info.width == photo.width && info.height == photo.height, "\(name): \(info.width)x\(info.height)")
             #expect(info.orientation == max(1, photo.orientation), "\(name)")
-            #expect(info.hasGainMap == photo.gain_map, "\(name)")
+            #expect(info.hasGainMap == photo.gainMap, "\(name)")
             #expect(info.frameCount == 1, "\(name)")
         }
     }
