@@ -132,11 +132,7 @@ static VipsImage *open_with_libvips(const void *data, size_t length, magpie_form
     }
     // The loader is the format's, not libvips' guess again: a JPEG with a gain map would go to
     // uhdrload, which decodes whole (no shrink on load) and attaches the map as metadata.
-    if (format == MAGPIE_FORMAT_JPEG) {
-        VipsImage *image = NULL;
-        if (vips_jpegload_buffer((void *)data, length, &image, "access", access, "fail_on", fail_on, NULL)) return NULL;
-        return image;
-    }
+    if (format == MAGPIE_FORMAT_JPEG) return magpie_open_shrunk_jpeg(data, length, 1, access, fail_on);
     return vips_image_new_from_buffer(data, length, "", "access", access, "fail_on", fail_on, NULL);
 }
 

@@ -39,8 +39,7 @@ struct FetchCommandTests {
     /// are fetched as the JPEGs they are, into every format, upright and close to the SDR
     /// rendition libultrahdr's own decoder gives.
     @Test func ultraHDRPhotosAreWrittenInEveryFormat() async throws {
-        let made = try UltraHDRTests.make()
-        defer { made.remove() }
+        let made = try UltraHDRTests.photos.get()
         try await withCLIFixture { fixture in
             for (name, photo) in made.photos { fixture.server.serve("/hdr/\(name).jpg", .image(try made.bytes(photo))) }
             let urls = made.photos.map { fixture.url("/hdr/\($0.name).jpg") }

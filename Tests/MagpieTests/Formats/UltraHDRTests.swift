@@ -31,7 +31,6 @@ struct UltraHDRTests {
 
         func bytes(_ photo: Photo) throws -> [UInt8] { [UInt8](try Data(contentsOf: folder.appendingPathComponent(photo.file))) }
         func reference(_ photo: Photo) -> URL { folder.appendingPathComponent(photo.reference) }
-        func remove() { try? FileManager.default.removeItem(at: folder) }
     }
 
     /// Made once a test process, in a folder of the system's temporary one that stays: the tests
