@@ -118,6 +118,10 @@ struct DataLoader: Sendable {
             do {
                 head = try await exchange.responseHead()
             } catch {
+                // Without a trust store no HTTPS load can work, whatever BoringSSL said.
+                if url.scheme?.lowercased() == "https", let problem = clients.tls.trustStoreProblem {
+                    throw .network(NetworkFailure(.trustStoreUnavailable, "cannot check the certificate of \(destination.hostAndPort): \(problem)"))
+                }
                 var mapped = map(error, url: originalURL, destination: destination)
                 if case .network(let failure) = mapped, failure.reason == .certificateNotTrusted, route.proxy == nil {
                     mapped = .network(await CertificateDiagnosis.diagnose(failure, at: destination, now: now()))

@@ -17,6 +17,7 @@
 /// | ``Reason/certificateExpired`` | the server's certificate is out of date (or not yet valid) | yes |
 /// | ``Reason/certificateForAnotherHost`` | the certificate names a different host | yes |
 /// | ``Reason/tlsHandshakeFailed`` | no common TLS version or cipher, client certificate refused | yes |
+/// | ``Reason/trustStoreUnavailable`` | no CA bundle here (no `ca-certificates`), or the CA file cannot be read | no |
 /// | ``Reason/addressNotAllowed`` | the host resolves to an address the ``AddressPolicy`` refuses | no |
 /// | ``Reason/proxyFailed`` | the egress proxy refused or could not reach the origin | no |
 /// | ``Reason/connectionLost`` | reset or closed before the response ended | no |
@@ -45,6 +46,11 @@ public struct NetworkFailure: Error, Sendable, Hashable, CustomStringConvertible
         /// The TLS handshake failed for another reason: no common version or cipher, a
         /// refused client certificate.
         case tlsHandshakeFailed
+        /// No certificate can be checked here: the system has no trust store (a container or
+        /// root without the `ca-certificates` package), or a CA file trusted with
+        /// ``TrustedCertificates/init(pemFileReadOnUse:)`` cannot be read. Only HTTPS loads
+        /// fail, and they work again as soon as the file is there.
+        case trustStoreUnavailable
         /// The host resolves only to addresses the pipeline's ``AddressPolicy`` refuses
         /// (loopback, private networks...).
         case addressNotAllowed
@@ -73,7 +79,7 @@ public struct NetworkFailure: Error, Sendable, Hashable, CustomStringConvertible
     var isTransient: Bool {
         switch reason {
         case .certificateNotTrusted, .certificateExpired, .certificateForAnotherHost, .tlsHandshakeFailed: false
-        case .hostNotFound, .addressNotAllowed, .connectionRefused, .hostUnreachable, .connectTimedOut, .proxyFailed, .connectionLost, .other: true
+        case .hostNotFound, .addressNotAllowed, .trustStoreUnavailable, .connectionRefused, .hostUnreachable, .connectTimedOut, .proxyFailed, .connectionLost, .other: true
         }
     }
 }

@@ -13,8 +13,11 @@ struct OutboundClients: Sendable {
     private let proxy: ProxySettings?
     /// Direct connections go through it when the configuration has an address policy.
     let gate: AddressGate?
+    /// What the clients trust, for naming a missing trust store when an HTTPS load fails.
+    let tls: TLSSettings
 
     init(configuration: ImagePipeline.Configuration) {
+        tls = configuration.tls
         var base = HTTPClient.Configuration(
             tlsConfiguration: configuration.tls.nioConfiguration,
             redirectConfiguration: .disallow,

@@ -1,6 +1,10 @@
 import Foundation
 import NIOSSL
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Which certificates a pipeline trusts and shows when it connects over HTTPS.
 ///
 /// The defaults trust the system's certificate store and offer TLS 1.2 or newer. An origin
@@ -44,16 +48,14 @@ public struct TLSSettings: Sendable {
     /// The system's store, TLS 1.2 or newer, no client certificate.
     public init() {}
 
-    /// The same settings in NIOSSL's terms.
+    /// The same settings in NIOSSL's terms. NIOSSL reads the trust store (and any file read on
+    /// use) when a client first makes an HTTPS connection, so nothing here fails without one.
     var nioConfiguration: TLSConfiguration {
         var configuration = TLSConfiguration.makeClientConfiguration()
         let extra = trustedCertificates.flatMap(\.certificates)
-        if trustsSystemCertificates {
-            configuration.trustRoots = .default
-            if !extra.isEmpty { configuration.additionalTrustRoots = [.certificates(extra)] }
-        } else {
-            configuration.trustRoots = .certificates(extra)
-        }
+        let files = trustedCertificates.compactMap(\.fileReadOnUse).map { NIOSSLAdditionalTrustRoots.file($0) }
+        configuration.trustRoots = trustsSystemCertificates ? .default : .certificates([])
+        configuration.additionalTrustRoots = (extra.isEmpty ? [] : [.certificates(extra)]) + files
         if let clientCertificate {
             configuration.certificateChain = clientCertificate.chain.map { .certificate($0) }
             configuration.privateKey = .privateKey(clientCertificate.privateKey)
@@ -69,13 +71,58 @@ public struct TLSSettings: Sendable {
     }
 }
 
+extension TLSSettings {
+    /// Why no HTTPS origin's certificate can be checked with these settings, or `nil` when the
+    /// trust store can be read: a file read on use that cannot be, or, when the system's store
+    /// is trusted, none where NIOSSL looks for it. Asked after an HTTPS load fails, so that the
+    /// failure names the missing file rather than a BoringSSL error.
+    var trustStoreProblem: String? {
+        for path in trustedCertificates.compactMap(\.fileReadOnUse) where access(path, R_OK) != 0 {
+            return "cannot read \(path), the CA certificates HTTPS origins are checked against"
+        }
+        if trustsSystemCertificates, !SystemTrustStore.isPresent {
+            return "this system has no CA certificates to check it with (no \(SystemTrustStore.bundles[0]): "
+                + "install the ca-certificates package, or trust a CA file with SSL_CERT_FILE or --cacert)"
+        }
+        return nil
+    }
+}
+
+/// Where NIOSSL looks for the system's trust store on Linux (its `LinuxCABundle.swift`): a
+/// bundle file, else a folder of certificates named by their hash.
+private enum SystemTrustStore {
+    static let bundles = ["/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt"]
+    static let folder = "/etc/ssl/certs"
+
+    /// A bundle can be read, or the folder holds a hashed certificate (`5ed36f99.0`): an empty
+    /// /etc/ssl/certs, which OpenSSL's package leaves, trusts nothing.
+    static var isPresent: Bool {
+        if bundles.contains(where: { access($0, R_OK) == 0 }) { return true }
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        return names.contains { $0.hasSuffix(".0") }
+    }
+}
+
 /// Certificate authorities to trust, read from PEM.
 public struct TrustedCertificates: Sendable {
     let certificates: [NIOSSLCertificate]
+    /// A file (or folder) read when the first HTTPS connection is made, not now.
+    let fileReadOnUse: String?
 
     /// Reads every certificate in a PEM file (a CA bundle or a single certificate).
     public init(pemFile path: String) throws(TLSSettingsError) {
         try self.init(pem: PEMFile.read(path), source: path)
+    }
+
+    /// The certificates of a PEM file (or of a folder of them, named as `c_rehash` names
+    /// them), read when the pipeline first connects over HTTPS rather than now, as curl reads
+    /// `--cacert` and `SSL_CERT_FILE`: while the file cannot be read, HTTPS loads fail with
+    /// ``NetworkFailure/Reason/trustStoreUnavailable`` naming it, and everything else works.
+    /// For a file that a service is handed but that may be missing where it runs (a container
+    /// without a CA bundle); ``init(pemFile:)`` fails at once instead.
+    public init(pemFileReadOnUse path: String) {
+        certificates = []
+        fileReadOnUse = path
     }
 
     /// Reads every certificate in PEM text.
@@ -88,9 +135,10 @@ public struct TrustedCertificates: Sendable {
             throw TLSSettingsError("no PEM certificate in \(source)")
         }
         self.certificates = certificates
+        fileReadOnUse = nil
     }
 
-    /// How many certificates were read.
+    /// How many certificates were read: none yet for ``init(pemFileReadOnUse:)``.
     public var count: Int { certificates.count }
 }
 

@@ -106,8 +106,9 @@ extension ImagePipeline {
         public var cacheKey: @Sendable (URL) -> String = { $0.absoluteString }
         /// The decoder; ``VipsDecoder`` by default.
         public var decoder: any ImageDecoding = VipsDecoder()
-        /// Threads reserved for decoding.
-        public var decodingThreads = ProcessInfo.processInfo.activeProcessorCount
+        /// Threads reserved for decoding: one for each processor the process may use, which a
+        /// container's CPU limit (its cgroup's quota, rounded up) makes fewer.
+        public var decodingThreads = Processors.available
         /// Memory that decodes in progress may hold together, in bytes, estimated from each
         /// image's header before it is decoded: the bitmap it will produce and, for a progressive
         /// JPEG, every DCT coefficient of the image, which libjpeg holds while decoding even a

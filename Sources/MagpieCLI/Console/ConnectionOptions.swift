@@ -8,7 +8,7 @@ struct ConnectionOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
             "Trust only the CA certificates in this PEM file, as curl does.",
-            discussion: "Without it, $SSL_CERT_FILE is used the same way; without either, the system's store.",
+            discussion: "Without it, $SSL_CERT_FILE is used the same way; without either, the system's store. Read when the first HTTPS connection is made: while it cannot be read, HTTPS loads fail and the rest work.",
             valueName: "file"))
     var cacert: String?
 
@@ -43,14 +43,17 @@ struct ConnectionOptions: ParsableArguments {
         }
     }
 
-    /// Sets the pipeline's TLS, proxy and connect timeout; a file that cannot be read or a proxy
-    /// that cannot be parsed is a validation error naming it.
+    /// Sets the pipeline's TLS, proxy and connect timeout; a client certificate that cannot be
+    /// read or a proxy that cannot be parsed is a validation error naming it.
     func apply(to configuration: inout ImagePipeline.Configuration, environment: [String: String]) throws {
         configuration.connectTimeout = .nanoseconds(Int64(connectTimeout * 1e9))
         do {
+            // Read when the first HTTPS connection is made, as curl reads them: a missing file
+            // (SSL_CERT_FILE handed to a container without it) fails HTTPS loads, naming it,
+            // and nothing else.
             if let file = cacert ?? environment["SSL_CERT_FILE"].flatMap({ $0.isEmpty ? nil : $0 }) {
                 configuration.tls.trustsSystemCertificates = false
-                configuration.tls.trustedCertificates = [try TrustedCertificates(pemFile: file)]
+                configuration.tls.trustedCertificates = [TrustedCertificates(pemFileReadOnUse: file)]
             }
             if let cert, let key {
                 configuration.tls.clientCertificate = try ClientCertificate(certificatePEMFile: cert, privateKeyPEMFile: key)

@@ -142,14 +142,17 @@ struct ProxyCommand: AsyncParsableCommand {
         let console = Console(isInteractive: false)
         let (host, port) = (bind.host, bind.port)
         let server = ProxyServer(proxy: proxy, host: host, port: port)
-        // Said at start: an operator checks that the service's MemoryMax was seen.
+        // Said at start: an operator checks that the service's MemoryMax and the container's
+        // CPU limit were seen.
         let decodeMegabytes = configuration.decodeMemoryBudget / 1_000_000
         let decodes = configuration.pipeline.decodingThreads
+        let slots = configuration.processingSlots
+        let processors = Processors.available
         do {
             try await server.run(alongside: exporter.map { [$0] } ?? []) { port in
                 let shown = host.contains(":") ? "[\(host)]" : host
                 console.output(
-                    "Proxy listening on http://\(shown):\(port)/ (health: /health, metrics: /metrics; decoding within \(decodeMegabytes) MB, \(decodes) at once). SIGTERM or Ctrl-C stops it."
+                    "Proxy listening on http://\(shown):\(port)/ (health: /health, metrics: /metrics; \(slots) processing slots and \(decodes) decoding threads for \(processors) processor\(processors == 1 ? "" : "s"), decoding within \(decodeMegabytes) MB). SIGTERM or Ctrl-C stops it."
                 )
             }
         } catch {
@@ -199,7 +202,7 @@ struct ProxyCommand: AsyncParsableCommand {
         // imgproxy and 1.71x -> 1.87x imagor, the repeat row 0.90x -> 0.97x. At most four
         // threads a core: more would only hold more decodes in memory at once (a larger --slots
         // or IMGPROXY_WORKERS still admits that many requests).
-        configuration.pipeline.decodingThreads = min(configuration.processingSlots, 4 * ProcessInfo.processInfo.activeProcessorCount)
+        configuration.pipeline.decodingThreads = min(configuration.processingSlots, 4 * Processors.available)
         configuration.requestTimeout = .nanoseconds(Int64(timeout * 1e9))
         if let maxSourceMB { configuration.pipeline.maximumResponseBytes = maxSourceMB * 1_000_000 }
         if let maxSourceMP { configuration.pipeline.maximumPixels = maxSourceMP * 1_000_000 }

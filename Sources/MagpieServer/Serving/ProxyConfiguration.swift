@@ -126,12 +126,13 @@ public struct ProxyConfiguration: Sendable {
         set { pipeline.encodedMemoryCacheLimit = newValue }
     }
     /// Requests starting new work at once (download, decode, processing, encoding), two per
-    /// core as imgproxy's workers. A request for a result already being made joins that work and
+    /// core as imgproxy's workers; a container's CPU limit counts as its cores, rounded up, as
+    /// Go's runtime counts them for imgproxy. A request for a result already being made joins that work and
     /// takes no slot. How many decodes and encodes run at once is the pipeline's
     /// (``Magpie/ImagePipeline/Configuration/decodingThreads``, one per core); `magpie proxy`
     /// gives each slot a decoding thread and libvips one thread an operation
     /// (``Magpie/Libvips/threadsPerOperation``), as imgproxy runs.
-    public var processingSlots = 2 * max(1, ProcessInfo.processInfo.activeProcessorCount)
+    public var processingSlots = 2 * Processors.available
     /// Requests waiting for a slot; beyond this, requests get 503 with `Retry-After`.
     public var queueLimit = 64
     /// The prefix of imgproxy's metric names in `/metrics` (`requests_total` becomes

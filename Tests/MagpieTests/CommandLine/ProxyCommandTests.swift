@@ -110,7 +110,7 @@ struct ProxyCommandTests {
         defer { if process.isRunning { process.terminate() } }
         _ = try await MagpieTool.listeningPort(in: output)
         let text = String(decoding: try Data(contentsOf: output), as: UTF8.self)
-        #expect(text.contains("MB, \(min(slots, 4 * ProcessInfo.processInfo.activeProcessorCount)) at once)"), "\(text)")
+        #expect(text.contains("\(slots) processing slots and \(min(slots, 4 * Processors.available)) decoding threads for "), "\(text)")
     }
 
     @Test func anUnusableSettingStopsTheProxyWithItsName() async throws {

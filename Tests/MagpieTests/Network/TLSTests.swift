@@ -45,6 +45,29 @@ struct TLSTests {
         }
     }
 
+    /// A CA file read on use (as the CLI reads `--cacert` and `SSL_CERT_FILE`) trusts its CA
+    /// once it is there; while it cannot be read, HTTPS loads say so and are not blocklisted, so
+    /// the file appearing (a mounted secret, an installed bundle) is enough.
+    @Test func aCAFileReadOnUseTrustsItsCAOnceItIsThere() async throws {
+        try await NetworkTesting.withCA { ca in
+            try await NetworkTesting.withNginx(certificate: try ca.issueServer()) { nginx in
+                let file = FileManager.default.temporaryDirectory.appendingPathComponent("magpie-ca-\(UUID().uuidString).pem")
+                defer { try? FileManager.default.removeItem(at: file) }
+                try await NetworkTesting.withPipeline({ configuration in
+                    configuration.tls.trustsSystemCertificates = false
+                    configuration.tls.trustedCertificates = [TrustedCertificates(pemFileReadOnUse: file.path)]
+                }) { pipeline in
+                    let failure = try #require(await NetworkTesting.failure(loading: nginx.url("/a.png"), with: pipeline))
+                    #expect(failure.reason == .trustStoreUnavailable)
+                    #expect(failure.message == "cannot check the certificate of 127.0.0.1:\(nginx.port): cannot read \(file.path), the CA certificates HTTPS origins are checked against")
+                    try FileManager.default.copyItem(at: ca.certificateFile, to: file)
+                    let image = try await pipeline.image(for: nginx.url("/a.png"))
+                    #expect(image.width == 64)
+                }
+            }
+        }
+    }
+
     @Test func untrustedCertificateSaysSo() async throws {
         try await NetworkTesting.withCA { ca in
             try await NetworkTesting.withNginx(certificate: try ca.issueServer()) { nginx in
