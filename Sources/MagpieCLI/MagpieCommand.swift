@@ -11,7 +11,8 @@ public struct MagpieCommand: AsyncParsableCommand {
             Exit status: 0 when everything succeeded, 1 when some images failed, 2 on usage errors.
             """,
         subcommands: [
-            FetchCommand.self, PrefetchCommand.self, CacheCommand.self, ServeCommand.self, ProxyCommand.self, DemoCommand.self,
+            FetchCommand.self, PrefetchCommand.self, CacheCommand.self, ServeCommand.self, ProxyCommand.self, HealthCommand.self,
+            DemoCommand.self,
         ])
 
     @Flag(name: .long, help: "Print Magpie's version and the libvips it runs on (its speed depends on it), and exit.")

@@ -78,12 +78,12 @@ struct MagpieTool {
         return (process, output)
     }
 
-    /// The port of the first `http://127.0.0.1:PORT` a started command wrote to `output`.
-    static func listeningPort(in output: URL, timeout: Duration = .seconds(60)) async throws -> Int {
+    /// The port of the first `http://HOST:PORT` a started command wrote to `output`.
+    static func listeningPort(in output: URL, host: String = "127.0.0.1", timeout: Duration = .seconds(60)) async throws -> Int {
         var port: Int?
         try await waitUntil(timeout: timeout) {
             let text = String(decoding: (try? Data(contentsOf: output)) ?? Data(), as: UTF8.self)
-            port = text.split(separator: "http://127.0.0.1:").dropFirst().first.flatMap { Int($0.prefix { $0.isNumber }) }
+            port = text.split(separator: "http://\(host):").dropFirst().first.flatMap { Int($0.prefix { $0.isNumber }) }
             return port != nil
         }
         return try #require(port)

@@ -113,6 +113,24 @@ struct ProxyCommandTests {
         #expect(text.contains("\(slots) processing slots and \(min(slots, 4 * Processors.available)) decoding threads for "), "\(text)")
     }
 
+    /// `magpie health`, the container image's health check (no shell there for curl), asks the
+    /// proxy at its own bind settings and says what it found.
+    @Test func healthAsksTheProxyAtItsBind() async throws {
+        let tool = try MagpieTool.locate()
+        defer { tool.cleanUp() }
+        let (process, output) = try tool.start(["proxy", "--no-disk-cache", "--port", "0", "--allow-unsigned", "--host", "0.0.0.0"])
+        defer { if process.isRunning { process.terminate() } }
+        let port = try await MagpieTool.listeningPort(in: output, host: "0.0.0.0")
+        let healthy = try await tool.run(["health"], environment: ["IMGPROXY_BIND": ":\(port)"])
+        #expect(healthy.status == 0, "\(healthy.standardError)")
+        #expect(healthy.standardOutput.contains("healthy: http://127.0.0.1:\(port)/health answered 200"))
+        let refusing = try RefusingPort()
+        let unhealthy = try await tool.run(["health", "--port", "\(refusing.port)", "--timeout", "1"], environment: ["IMGPROXY_BIND": ":\(port)"])
+        #expect(unhealthy.status == 1)
+        #expect(unhealthy.standardError.contains("unhealthy: http://127.0.0.1:\(refusing.port)/health did not answer"), "\(unhealthy.standardError)")
+        withExtendedLifetime(refusing) {}
+    }
+
     @Test func anUnusableSettingStopsTheProxyWithItsName() async throws {
         let tool = try MagpieTool.locate()
         defer { tool.cleanUp() }
