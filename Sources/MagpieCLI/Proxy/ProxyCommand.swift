@@ -75,14 +75,14 @@ struct ProxyCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Requests starting new work at once, download to encode (default: two per core); requests for a result being made join it without a slot.", valueName: "n"))
     var slots: Int?
 
-    @Option(help: ArgumentHelp("Images waiting for a slot before requests get 503.", valueName: "n"))
-    var queue = 64
+    @Option(help: ArgumentHelp("Images waiting for a slot before requests get 503 (IMGPROXY_REQUESTS_QUEUE_SIZE; default 64).", valueName: "n"))
+    var queue: Int?
 
     @Option(help: ArgumentHelp("Memory decodes in progress may hold together (progressive JPEGs hold every coefficient); a larger source is decoded alone. Default 256, or a quarter of the process's memory limit (a service's MemoryMax) when less.", valueName: "MB"))
     var decodeMemoryMB: Int?
 
-    @Option(help: ArgumentHelp("Seconds before a request gets 504.", valueName: "seconds"))
-    var timeout: Double = 30
+    @Option(help: ArgumentHelp("Seconds before a request gets 504 (IMGPROXY_TIMEOUT; default 30).", valueName: "seconds"))
+    var timeout: Double?
 
     @Option(help: ArgumentHelp("Largest source in megabytes (IMGPROXY_MAX_SRC_FILE_SIZE in bytes; default 32).", valueName: "MB"))
     var maxSourceMB: Int?
@@ -100,11 +100,12 @@ struct ProxyCommand: AsyncParsableCommand {
 
     func validate() throws {
         if let port { guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") } }
-        guard (maxAge ?? 0) >= 0, queue >= 0, timeout > 0, (maxSourceMB ?? 1) > 0, (maxSourceMP ?? 1) > 0, (decodeMemoryMB ?? 1) > 0 else {
+        guard (maxAge ?? 0) >= 0, (queue ?? 0) >= 0, (timeout ?? 1) > 0, (maxSourceMB ?? 1) > 0, (maxSourceMP ?? 1) > 0, (decodeMemoryMB ?? 1) > 0 else {
             throw ValidationError(
                 "--max-age and --queue cannot be negative; --timeout, --max-source-mb, --max-source-mp and --decode-memory-mb must be positive.")
         }
         if let slots, slots < 1 { throw ValidationError("--slots must be at least 1.") }
+        if let timeout, timeout > 3600 { throw ValidationError("--timeout is at most 3600 seconds.") }
         if let signatureSize, !(1...32).contains(signatureSize) { throw ValidationError("--signature-size must be between 1 and 32.") }
         if let quality, !(1...100).contains(quality) { throw ValidationError("--quality must be between 1 and 100.") }
         if let logLevel, Logger.Level(rawValue: logLevel) == nil {
@@ -188,7 +189,7 @@ struct ProxyCommand: AsyncParsableCommand {
         if !allowedHosts.isEmpty { configuration.sources = SourcePolicy(allowedHosts: allowedHosts) }
         if let maxAge { configuration.cacheMaxAge = .seconds(maxAge) }
         if let quality { configuration.defaultQuality = quality }
-        configuration.queueLimit = queue
+        if let queue { configuration.queueLimit = queue }
         // Unless given, within the memory the process may use (a service's MemoryMax, a
         // container's limit): a quarter of it, at most the default.
         configuration.decodeMemoryBudget = decodeMemoryMB.map { $0 * 1_000_000 } ?? DecodeMemory.budget(withinMemoryLimit: DecodeMemory.processMemoryLimit)
@@ -203,7 +204,7 @@ struct ProxyCommand: AsyncParsableCommand {
         // threads a core: more would only hold more decodes in memory at once (a larger --slots
         // or IMGPROXY_WORKERS still admits that many requests).
         configuration.pipeline.decodingThreads = min(configuration.processingSlots, 4 * Processors.available)
-        configuration.requestTimeout = .nanoseconds(Int64(timeout * 1e9))
+        if let timeout { configuration.requestTimeout = .nanoseconds(Int64(timeout * 1e9)) }
         if let maxSourceMB { configuration.pipeline.maximumResponseBytes = maxSourceMB * 1_000_000 }
         if let maxSourceMP { configuration.pipeline.maximumPixels = maxSourceMP * 1_000_000 }
         // Given, the flag says which ranges; not given, imgproxy's IMGPROXY_ALLOW_*_SOURCE_ADDRESSES

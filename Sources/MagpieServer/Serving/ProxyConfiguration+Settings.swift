@@ -25,6 +25,8 @@ extension ProxyConfiguration {
     /// | `imgproxy.preserve.hdr` | `IMGPROXY_PRESERVE_HDR` | ``preservesHighDepth`` |
     /// | `imgproxy.ttl` | `IMGPROXY_TTL` | ``cacheMaxAge`` in seconds |
     /// | `imgproxy.workers` | `IMGPROXY_WORKERS` | ``processingSlots``, 1 or more |
+    /// | `imgproxy.requests.queue.size` | `IMGPROXY_REQUESTS_QUEUE_SIZE` | ``queueLimit``; imgproxy's 0 (no limit) is ``unlimitedQueue`` |
+    /// | `imgproxy.timeout` | `IMGPROXY_TIMEOUT` | ``requestTimeout`` in seconds |
     /// | `imgproxy.prometheus.namespace` | `IMGPROXY_PROMETHEUS_NAMESPACE` | ``prometheusNamespace`` |
     /// | `imgproxy.quality` | `IMGPROXY_QUALITY` | ``defaultQuality`` |
     /// | `imgproxy.format.quality` | `IMGPROXY_FORMAT_QUALITY` | `jpeg=80,webp=75` |
@@ -110,6 +112,14 @@ extension ProxyConfiguration {
         if let workers = try Self.whole(settings, "imgproxy.workers", "IMGPROXY_WORKERS") {
             guard workers >= 1 else { throw Self.invalid("IMGPROXY_WORKERS", "is 1 or more") }
             processingSlots = workers
+        }
+        if let size = try Self.whole(settings, "imgproxy.requests.queue.size", "IMGPROXY_REQUESTS_QUEUE_SIZE") {
+            guard size >= 0 else { throw Self.invalid("IMGPROXY_REQUESTS_QUEUE_SIZE", "is 0 (no limit) or more") }
+            queueLimit = size == 0 ? Self.unlimitedQueue : size
+        }
+        if let seconds = try Self.number(settings, "imgproxy.timeout", "IMGPROXY_TIMEOUT") {
+            guard seconds > 0, seconds <= 3600 else { throw Self.invalid("IMGPROXY_TIMEOUT", "is seconds, more than 0 and at most 3600") }
+            requestTimeout = .nanoseconds(Int64(seconds * 1e9))
         }
         if let quality = try Self.whole(settings, "imgproxy.quality", "IMGPROXY_QUALITY") {
             guard (1...100).contains(quality) else { throw Self.invalid("IMGPROXY_QUALITY", "is 1 to 100") }

@@ -135,6 +135,10 @@ public struct ProxyConfiguration: Sendable {
     public var processingSlots = 2 * Processors.available
     /// Requests waiting for a slot; beyond this, requests get 503 with `Retry-After`.
     public var queueLimit = 64
+    /// The queue that stands for imgproxy's `IMGPROXY_REQUESTS_QUEUE_SIZE=0`, which has no limit:
+    /// every waiting request holds a connection and a task, so Magpie keeps a bound, one no
+    /// burst of a deployment's clients reaches.
+    public static let unlimitedQueue = 4096
     /// The prefix of imgproxy's metric names in `/metrics` (`requests_total` becomes
     /// `NAMESPACE_requests_total`), as imgproxy's `IMGPROXY_PROMETHEUS_NAMESPACE`; none by default.
     /// Magpie's own (`magpie_*`) are beside them either way.

@@ -18,6 +18,7 @@ struct ProxyOperatorSettingsTests {
             "IMGPROXY_KEY": "943b421c9eb07c83,6b6579", "IMGPROXY_SALT": "520f986b998545b4,73616c74", "IMGPROXY_SIGNATURE_SIZE": "8",
             "IMGPROXY_MAX_SRC_RESOLUTION": "12.5", "IMGPROXY_MAX_SRC_FILE_SIZE": "1048576", "IMGPROXY_TTL": "600",
             "IMGPROXY_QUALITY": "70", "IMGPROXY_FORMAT_QUALITY": "webp=60,avif=50", "IMGPROXY_WORKERS": "6",
+            "IMGPROXY_REQUESTS_QUEUE_SIZE": "200", "IMGPROXY_TIMEOUT": "12.5",
             "IMGPROXY_PRESETS": "default=q:75,thumb=rs:fill:100:100/g:sm",
             "IMGPROXY_ALLOWED_SOURCES": "https://images.example.com/,http://*.cdn.example.net", "SECURITY_KEY": "MY_SECURE_KEY",
         ])
@@ -29,6 +30,8 @@ struct ProxyOperatorSettingsTests {
         #expect(configuration.cacheMaxAge == .seconds(600) && configuration.defaultQuality == 70)
         #expect(configuration.formatQuality == [.webp: 60, .avif: 50])
         #expect(configuration.processingSlots == 6)
+        #expect(configuration.queueLimit == 200 && configuration.requestTimeout == .milliseconds(12_500))
+        #expect(try Self.read(["IMGPROXY_REQUESTS_QUEUE_SIZE": "0"]).queueLimit == ProxyConfiguration.unlimitedQueue, "imgproxy's no limit")
         #expect(configuration.presets == ["default": "q:75", "thumb": "rs:fill:100:100/g:sm"])
         #expect(configuration.sources.allowedPrefixes.map(\.description) == ["https://images.example.com/", "http://*.cdn.example.net"])
         #expect(configuration.thumborSecurityKeys == ["MY_SECURE_KEY"], "thumbor's key")
@@ -89,6 +92,9 @@ struct ProxyOperatorSettingsTests {
         (["IMGPROXY_KEY": "zz", "IMGPROXY_SALT": "00"], "IMGPROXY_KEY and IMGPROXY_SALT are hex: the signing key is not hex"),
         (["IMGPROXY_QUALITY": "0"], "IMGPROXY_QUALITY is 1 to 100"),
         (["IMGPROXY_WORKERS": "0"], "IMGPROXY_WORKERS is 1 or more"),
+        (["IMGPROXY_REQUESTS_QUEUE_SIZE": "-1"], "IMGPROXY_REQUESTS_QUEUE_SIZE is 0 (no limit) or more"),
+        (["IMGPROXY_TIMEOUT": "1e300"], "IMGPROXY_TIMEOUT is seconds, more than 0 and at most 3600"),
+        (["IMGPROXY_TIMEOUT": "0"], "IMGPROXY_TIMEOUT is seconds, more than 0 and at most 3600"),
         (["IMGPROXY_FORMAT_QUALITY": "webp:60"], "IMGPROXY_FORMAT_QUALITY is FORMAT=QUALITY pairs, e.g. jpeg=80,webp=75; 'webp:60' is not"),
         (["IMGPROXY_PRESETS": "thumb"], "IMGPROXY_PRESETS is NAME=OPTIONS items; 'thumb' is not"),
         (["IMGPROXY_ALLOWED_SOURCES": "images.example.com/"],
