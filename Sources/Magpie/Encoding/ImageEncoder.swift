@@ -13,6 +13,10 @@ public struct ImageEncoder: Sendable {
     /// Write the image's ``DecodedImage/copyright`` as the file's only metadata (EXIF), where
     /// the format carries EXIF.
     public var keepsCopyright: Bool
+    /// For GIF: how hard libimagequant works on each palette, 1 to 10; `nil` is libvips'
+    /// default. Only for images nobody looks at closely (the demo's gallery, made once): what
+    /// requests are answered with keeps the default until palettes are measured (issue 54).
+    package var gifEffort: Int?
 
     /// Creates an encoder.
     public init(quality: Int = 85, progressive: Bool = false, lossless: Bool = false, background: Colour = .black, keepsCopyright: Bool = false) {
@@ -82,6 +86,7 @@ public struct ImageEncoder: Sendable {
         options.progressive = progressive ? 1 : 0
         options.lossless = lossless ? 1 : 0
         options.background = (Double(background.red), Double(background.green), Double(background.blue))
+        options.gif_effort = Int32(max(0, min(10, gifEffort ?? 0)))
         return options
     }
 }
