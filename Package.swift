@@ -76,6 +76,8 @@ let package = Package(
             linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("heif"), .linkedLibrary("stb"), .linkedLibrary("jxl"), .linkedLibrary("z")]
         ),
         .target(name: "CMagpieSystem", cSettings: fuzzedC),
+        // The loopback origin's generated pixels.
+        .target(name: "CMagpieOrigin"),
         // Only tests link it.
         .target(
             name: "CMagpieTestSupport",
@@ -127,6 +129,7 @@ let package = Package(
             dependencies: [
                 "Magpie",
                 "CMagpieVips",
+                "CMagpieOrigin",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -1,3 +1,4 @@
+import CMagpieOrigin
 public import Magpie
 
 /// Images made on the spot: textures that compress like real photos, stills and animations,
@@ -47,34 +48,7 @@ public enum TestImages {
     /// The decoded texture (what ``texture(width:height:format:seed:progressive:label:)`` encodes).
     public static func pixels(width: Int, height: Int, seed: UInt32 = 1, label: String? = nil) -> DecodedImage {
         var pixels = [UInt8](repeating: 255, count: width * height * 4)
-        var state = seed &* 2_654_435_761 | 1
-        let hue = Int(seed % 3)
-        pixels.withUnsafeMutableBufferPointer { buffer in
-            for y in 0..<height {
-                for x in 0..<width {
-                    state ^= state << 13
-                    state ^= state >> 17
-                    state ^= state << 5
-                    let noise = Int(state & 31)
-                    let stripe = ((x / 24 + y / 24) & 1) * 40
-                    let offset = (y * width + x) * 4
-                    // Three gradients, rotated by the seed's hue; no array per pixel, which made a
-                    // 4000 x 3000 texture take seconds in debug builds and far longer under TSan.
-                    let horizontal = x * 255 / max(1, width)
-                    let vertical = y * 255 / max(1, height)
-                    let diagonal = (x + y) * 127 / max(1, width + height)
-                    for channel in 0..<3 {
-                        let gradient: Int
-                        switch (channel + hue) % 3 {
-                        case 0: gradient = horizontal
-                        case 1: gradient = vertical
-                        default: gradient = diagonal
-                        }
-                        buffer[offset + channel] = UInt8(clamping: gradient + noise + stripe)
-                    }
-                }
-            }
-        }
+        pixels.withUnsafeMutableBufferPointer { magpie_texture($0.baseAddress, Int32(width), Int32(height), seed) }
         if let label { TextStamp.stamp(label, on: &pixels, width: width, height: height) }
         return DecodedImage(width: width, height: height, pixels: pixels)
     }
