@@ -228,7 +228,7 @@ struct ProxyCommandTests {
         (["proxy", "--allow-unsigned", "--log-level", "loud"], "--log-level must be one of"),
         // 1e300 s overflowed the nanoseconds and stopped the process with a trap (exit 132).
         (["proxy", "--allow-unsigned", "--timeout", "1e300"], "--timeout is at most 3600 seconds"),
-        (["proxy", "--allow-unsigned", "--queue", "-1"], "--queue cannot be negative"),
+        (["proxy", "--allow-unsigned", "--queue=-1"], "--queue cannot be negative"),
     ])
     func badSettingsAreUsageErrors(arguments: [String], message: String) async throws {
         let tool = try MagpieTool.locate()
