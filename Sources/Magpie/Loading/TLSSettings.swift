@@ -19,7 +19,10 @@ import Glibc
 /// ```
 ///
 /// Files are read when the value is created, so a missing or malformed file is an error where
-/// the configuration is built, not on the first load.
+/// the configuration is built, not on the first load; except a CA file trusted with
+/// ``TrustedCertificates/init(pemFileReadOnUse:)``, read at the first HTTPS connection, as curl
+/// reads `--cacert`. Without any trust store (no system bundle, no readable CA file) only HTTPS
+/// loads fail, with ``NetworkFailure/Reason/trustStoreUnavailable``.
 public struct TLSSettings: Sendable {
     /// The oldest TLS version offered.
     public enum Version: String, Sendable, CaseIterable {
