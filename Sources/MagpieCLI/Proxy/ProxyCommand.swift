@@ -105,7 +105,9 @@ struct ProxyCommand: AsyncParsableCommand {
                 "--max-age and --queue cannot be negative; --timeout, --max-source-mb, --max-source-mp and --decode-memory-mb must be positive.")
         }
         if let slots, slots < 1 { throw ValidationError("--slots must be at least 1.") }
-        if let timeout, timeout > 3600 { throw ValidationError("--timeout is at most 3600 seconds.") }
+        if let timeout, timeout > ProxyConfiguration.longestRequestTimeout {
+            throw ValidationError("--timeout is at most \(Int(ProxyConfiguration.longestRequestTimeout)) seconds.")
+        }
         if let signatureSize, !(1...32).contains(signatureSize) { throw ValidationError("--signature-size must be between 1 and 32.") }
         if let quality, !(1...100).contains(quality) { throw ValidationError("--quality must be between 1 and 100.") }
         if let logLevel, Logger.Level(rawValue: logLevel) == nil {

@@ -118,7 +118,9 @@ extension ProxyConfiguration {
             queueLimit = size == 0 ? Self.unlimitedQueue : size
         }
         if let seconds = try Self.number(settings, "imgproxy.timeout", "IMGPROXY_TIMEOUT") {
-            guard seconds > 0, seconds <= 3600 else { throw Self.invalid("IMGPROXY_TIMEOUT", "is seconds, more than 0 and at most 3600") }
+            guard seconds > 0, seconds <= Self.longestRequestTimeout else {
+                throw Self.invalid("IMGPROXY_TIMEOUT", "is seconds, more than 0 and at most \(Int(Self.longestRequestTimeout))")
+            }
             requestTimeout = .nanoseconds(Int64(seconds * 1e9))
         }
         if let quality = try Self.whole(settings, "imgproxy.quality", "IMGPROXY_QUALITY") {

@@ -154,6 +154,9 @@ public struct ProxyConfiguration: Sendable {
     }
     /// A request taking longer gets 504.
     public var requestTimeout: Duration = .seconds(30)
+    /// The longest ``requestTimeout`` a setting or flag may give, in seconds: an hour (a larger
+    /// number of seconds overflowed the nanoseconds and stopped the process at start).
+    public static let longestRequestTimeout = 3600.0
     /// Where the access log and errors go.
     public var logger = Logger(label: "magpie.proxy")
 
