@@ -99,10 +99,10 @@ static magpie_status decode_animation(const void *data, size_t length, const mag
     g_object_unref(loaded);
     if (status != MAGPIE_STATUS_OK) return status;
     int thumbnail = options->target_width > 0 || options->target_height > 0;
-    magpie_process_options resize = {.operation = MAGPIE_OPERATION_RESIZE, .gravity = MAGPIE_GRAVITY_CENTRE};
-    resize.width = options->target_width > 0 ? options->target_width : VIPS_MAX_COORD;
-    resize.height = options->target_height > 0 ? options->target_height : VIPS_MAX_COORD;
-    resize.fit = options->fit;
+    magpie_resize_box box = {.gravity = MAGPIE_GRAVITY_CENTRE, .fit = options->fit};
+    box.width = options->target_width > 0 ? options->target_width : VIPS_MAX_COORD;
+    box.height = options->target_height > 0 ? options->target_height : VIPS_MAX_COORD;
+    magpie_operation resize = magpie_resize_operation(&box);
     // Rendered frame after frame in order, which is also the order the GIF decoder works in.
     status = magpie_plan_frames(rgba, NULL, frames, -1, thumbnail ? &resize : NULL, image, error, error_length);
     g_object_unref(rgba);

@@ -52,7 +52,7 @@ static int encodes_from_pipeline(magpie_format format) {
            format == MAGPIE_FORMAT_AVIF || format == MAGPIE_FORMAT_TIFF;
 }
 
-magpie_status magpie_encode_prepared(magpie_image *image, const magpie_process_options *crop, const magpie_encode_options *options,
+magpie_status magpie_encode_prepared(magpie_image *image, const magpie_crop_area *crop, const magpie_encode_options *options,
                                      unsigned char **output, size_t *output_length, int *width, int *height) {
     *output = NULL;
     *output_length = 0;
@@ -61,13 +61,16 @@ magpie_status magpie_encode_prepared(magpie_image *image, const magpie_process_o
     if (!rgba || image->frame_plan || image->frames > 1 || image->sample_bytes > 1 || !image->added_alpha ||
         !encodes_from_pipeline(options->format) || options->frames > 1 || options->sample_bytes > 1)
         return MAGPIE_STATUS_UNSUPPORTED;
-    if (crop && (crop->operation != MAGPIE_OPERATION_CROP || (crop->gravity_crop && (crop->gravity == MAGPIE_GRAVITY_ATTENTION || crop->gravity == MAGPIE_GRAVITY_ENTROPY)))) return MAGPIE_STATUS_UNSUPPORTED;
+    // A smart crop reads the pixels to choose its box, and a sequential decode gives them once.
+    if (crop && crop->by_gravity && (crop->gravity == MAGPIE_GRAVITY_ATTENTION || crop->gravity == MAGPIE_GRAVITY_ENTROPY))
+        return MAGPIE_STATUS_UNSUPPORTED;
     char error[256];
     VipsImage *kept = NULL;
     if (crop) {
         magpie_crop_box box = {0, 0, 0};
         // Only built, not run: the image is still unread if this fails.
-        if (magpie_run_operation(rgba, 1, crop, &box, &kept, error, sizeof error) != MAGPIE_STATUS_OK) {
+        if (!magpie_crop_fits(crop, vips_image_get_width(rgba), vips_image_get_height(rgba), error, sizeof error) ||
+            magpie_crop_apply(rgba, 1, crop, &box, &kept)) {
             if (kept) g_object_unref(kept);
             vips_error_clear();
             return MAGPIE_STATUS_UNSUPPORTED;

@@ -27,8 +27,9 @@ typedef struct {
     /// frame is resized as 8-bit RGB instead of premultiplied floating point (three times
     /// faster).
     int opaque;
-    int has_operation;
-    magpie_process_options options;
+    /// What each frame goes through (its `apply` NULL for none); the plan owns its arguments'
+    /// copy.
+    magpie_operation operation;
     /// Fixed by the first frame, then only read.
     magpie_crop_box box;
     /// The first frame's result, built while planning; rendered first.
@@ -51,7 +52,7 @@ static magpie_status process_frame(const frame_plan *plan, const unsigned char *
         return MAGPIE_STATUS_FAILED;
     }
     int opaque = plan->opaque >= 0 ? plan->opaque : magpie_is_opaque(pixels, count);
-    magpie_status status = magpie_run_operation(wrapped, opaque, &plan->options, box, out, error, error_length);
+    magpie_status status = magpie_apply_operation(wrapped, opaque, &plan->operation, box, out, error, error_length);
     g_object_unref(wrapped);
     return status;
 }
@@ -94,7 +95,7 @@ static magpie_status process_and_finish(const frame_plan *plan, const magpie_ima
 }
 
 magpie_status magpie_plan_frames(VipsImage *strip, const unsigned char *pixels, int frames, int opaque,
-                       const magpie_process_options *options, magpie_image *image, char *error, size_t error_length) {
+                       const magpie_operation *operation, magpie_image *image, char *error, size_t error_length) {
     frame_plan *plan = g_new0(frame_plan, 1);
     plan->strip = strip;
     g_object_ref(strip);
@@ -104,9 +105,9 @@ magpie_status magpie_plan_frames(VipsImage *strip, const unsigned char *pixels, 
     plan->frame_height = vips_image_get_height(strip) / frames;
     plan->opaque = opaque;
     magpie_status status = MAGPIE_STATUS_OK;
-    if (options) {
-        plan->has_operation = 1;
-        plan->options = *options;
+    if (operation) {
+        plan->operation = *operation;
+        plan->operation.arguments = operation->size ? memcpy(g_malloc(operation->size), operation->arguments, operation->size) : NULL;
         const unsigned char *first = pixels;
         if (!first) {
             plan->first_pixels = g_malloc(frame_bytes(plan));
@@ -275,8 +276,8 @@ magpie_status magpie_render_frames(magpie_image *image, unsigned char *destinati
     plan->first = NULL;
     if (status == MAGPIE_STATUS_OK) magpie_progress_finish(plan->progress, 0);
     if (status != MAGPIE_STATUS_OK || image->frames == 1) return status;
-    if (plan->has_operation && plan->pixels) return render_split(plan, image, destination, error, error_length);
-    if (plan->has_operation) return render_decoded(plan, image, destination, error, error_length);
+    if (plan->operation.apply && plan->pixels) return render_split(plan, image, destination, error, error_length);
+    if (plan->operation.apply) return render_decoded(plan, image, destination, error, error_length);
     // Decoding at full size: the decoder is the work, and it goes in order.
     for (int i = 1; i < image->frames && status == MAGPIE_STATUS_OK; i++) {
         status = decode_frame(plan, i, destination + size * i, error, error_length);
@@ -295,6 +296,7 @@ void magpie_free_frames(magpie_image *image) {
     if (plan->first) g_object_unref(plan->first);
     g_object_unref(plan->strip);
     g_free(plan->first_pixels);
+    g_free((void *)plan->operation.arguments);
     g_free(plan);
     image->frame_plan = NULL;
 }

@@ -1,40 +1,31 @@
+// A bitmap through one operation: a still at once, an animation frame by frame.
 #include "magpie_process.h"
 #include "shim_internal.h"
 
 #include <math.h>
 #include <vips/vips.h>
 
-// The operations that work on 16 bits a sample as they do on 8: geometry, no arithmetic on the
-// levels but resampling and blending, and a colour widened as libvips widens.
-static int keeps_depth(magpie_operation operation) {
-    return operation == MAGPIE_OPERATION_RESIZE || operation == MAGPIE_OPERATION_CROP || operation == MAGPIE_OPERATION_EMBED ||
-           operation == MAGPIE_OPERATION_ROTATE || operation == MAGPIE_OPERATION_FLIP || operation == MAGPIE_OPERATION_FLATTEN;
-}
-
-magpie_status magpie_process(const unsigned char *pixels, int width, int height, int frames,
-                   const magpie_process_options *options, magpie_image *result, char *error, size_t error_length) {
+magpie_status magpie_process_bitmap(const magpie_bitmap *bitmap, const magpie_operation *operation, magpie_image *result,
+                                    char *error, size_t error_length) {
     result->handle = NULL;
     result->owned_data = NULL;
-    if (width <= 0 || height <= 0 || frames <= 0) {
-        magpie_set_error(error, error_length, "the image is empty");
-        return MAGPIE_STATUS_FAILED;
-    }
+    int width = bitmap->width, height = bitmap->height, frames = bitmap->frames;
+    if (width <= 0 || height <= 0 || frames <= 0) return magpie_refuse(error, error_length, "the image is empty");
     size_t pixel_count = (size_t)width * height * frames;
-    int sixteen = options->sample_bytes == 2;
-    if (sixteen && !(frames == 1 && keeps_depth(options->operation))) {
-        magpie_set_error(error, error_length, "only resize, crop, embed, rotate, flip and flatten work on stills with 16 bits a sample");
-        return MAGPIE_STATUS_FAILED;
-    }
+    int sixteen = bitmap->sample_bytes == 2;
+    if (sixteen && !(frames == 1 && operation->keeps_depth))
+        return magpie_refuse(error, error_length, "only resize, crop, embed, rotate, flip and flatten work on stills with 16 bits a sample");
+    const unsigned char *pixels = bitmap->pixels;
     VipsImage *rgba = sixteen ? magpie_wrap_rgba16(pixels, width, height) : magpie_wrap_rgba(pixels, width, height * frames), *out = NULL;
     if (!rgba) {
         magpie_take_error(error, error_length, "could not wrap the pixels");
         return MAGPIE_STATUS_FAILED;
     }
     // One answer for all frames, so every frame is worked on the same way.
-    int opaque = magpie_is_opaque_samples(pixels, pixel_count, options->sample_bytes);
+    int opaque = magpie_is_opaque_samples(pixels, pixel_count, bitmap->sample_bytes);
     magpie_crop_box box = {0, 0, 0};
-    magpie_status status = frames == 1 ? magpie_run_operation(rgba, opaque, options, &box, &out, error, error_length)
-                                       : magpie_plan_frames(rgba, pixels, frames, opaque, options, result, error, error_length);
+    magpie_status status = frames == 1 ? magpie_apply_operation(rgba, opaque, operation, &box, &out, error, error_length)
+                                       : magpie_plan_frames(rgba, pixels, frames, opaque, operation, result, error, error_length);
     g_object_unref(rgba);
     if (status != MAGPIE_STATUS_OK) {
         if (out) g_object_unref(out);

@@ -7,17 +7,22 @@
 // The files call each other in one direction only, from the entry points down
 // (`ShimLayeringTests` fails on a loop):
 //   render_encoding.c                                   rendering and encoding an animation at once
-//   → decode.c, process.c, encode.c, image.c, text.c,   the Swift-facing API
-//     runtime.c
-//     → frames.c                                        animations, frame by frame
-//       → operations.c, render_here.c                   one operation; rendering on this thread
-//         → scale_on_load.c                             geometry, opening at a reduced scale
-//           → formats.c                                 recognising and opening
-//             → png_guard.c, heif_hevc.c, bitmap.c,     format guards and decoders outside libvips
-//               jpeg_xl.c
+//   → decode.c, encode.c, encode_prepared.c, image.c,   the Swift-facing API
+//     text.c, runtime.c, and the operations: one file
+//     an idea (resize.c, crop.c, blur.c, sharpen.c,
+//     grayscale.c, adjust.c, canvas.c, orientation.c,
+//     pixelate.c, tone.c), each entry point checking
+//     its arguments
+//     → process.c                                       a bitmap through one operation
+//       → frames.c                                      animations, frame by frame
+//         → operation.c, render_here.c                  one operation on one frame; rendering on this thread
+//           → scale_on_load.c                           geometry, opening at a reduced scale
+//             → formats.c                               recognising and opening
+//               → png_guard.c, heif_hevc.c, bitmap.c,   format guards and decoders outside libvips
+//                 jpeg_xl.c
 // gain_map.c (a JPEG's gain map announced, for ImageInfo) stands apart, called from Swift only.
-// colour.c, shim_internal.c, gif_frames.c, jpeg_dc.c, jpeg_errors.c and frame_progress.c sit at
-// the bottom, used from any level.
+// colour.c, filtering.c, shim_internal.c, gif_frames.c, jpeg_dc.c, jpeg_errors.c and
+// frame_progress.c sit at the bottom, used from any level.
 #ifndef MAGPIE_SHIM_INTERNAL_H
 #define MAGPIE_SHIM_INTERNAL_H
 
@@ -113,22 +118,75 @@ typedef struct {
     int top;
 } magpie_crop_box;
 
-/// One processing operation on a still or one frame (operations.c).
-magpie_status magpie_run_operation(VipsImage *rgba, int opaque, const magpie_process_options *options, magpie_crop_box *box,
-                         VipsImage **out, char *error, size_t error_length);
+/// What one operation does to a still or one frame (`rgba`, RGBA of 8 or 16 bits a sample):
+/// `arguments` is the operation's own struct; `opaque` says whether every pixel has full alpha;
+/// a crop by gravity reads and sets `box`. Returns 0, or -1 with libvips' error buffer set.
+typedef int (*magpie_operation_apply)(VipsImage *rgba, int opaque, const void *arguments, magpie_crop_box *box, VipsImage **out);
 
-/// The tone operations (linear, lookup, equalize, noise, convolve) on a still or one frame
-/// (tone.c): the colour bands change, alpha is kept (convolve changes it too unless `opaque`).
-int magpie_tone(VipsImage *rgba, int opaque, const magpie_process_options *options, VipsImage **out);
+/// An operation with its arguments, as the frame plan keeps it (it copies the `size` bytes of
+/// `arguments`). `keeps_depth`: it works on 16 bits a sample as on 8.
+typedef struct {
+    magpie_operation_apply apply;
+    const void *arguments;
+    size_t size;
+    int keeps_depth;
+} magpie_operation;
+
+/// Runs `operation` on one still or frame (operation.c), taking libvips' error when it fails.
+magpie_status magpie_apply_operation(VipsImage *rgba, int opaque, const magpie_operation *operation, magpie_crop_box *box,
+                                     VipsImage **out, char *error, size_t error_length);
+
+/// Prepares `operation` on `bitmap` into `result` (process.c): each operation's entry point
+/// checks its arguments, then hands itself here.
+magpie_status magpie_process_bitmap(const magpie_bitmap *bitmap, const magpie_operation *operation, magpie_image *result,
+                                    char *error, size_t error_length);
+
+/// Copies `text` into `error` and returns MAGPIE_STATUS_FAILED: an operation refusing its
+/// arguments.
+magpie_status magpie_refuse(char *error, size_t error_length, const char *text);
+
+/// A resize to `box` as an operation (resize.c), for the decoder's animated thumbnails; `box`
+/// must outlive the returned value's use.
+magpie_operation magpie_resize_operation(const magpie_resize_box *box);
+
+/// Whether `area` can be cut from a `width` x `height` image (crop.c); otherwise `text` says why.
+int magpie_crop_fits(const magpie_crop_area *area, int width, int height, char *text, size_t length);
+/// Cuts `width` x `height` (each at most the image's side) placed by `gravity`; a `box` already
+/// known (an animation's later frames) is used as it is, otherwise set to where the cut went.
+int magpie_crop_by_gravity(VipsImage *in, int width, int height, magpie_gravity gravity, magpie_crop_box *box, VipsImage **out);
+/// The crop of `area` as an operation's step, for the one-pass encoder.
+int magpie_crop_apply(VipsImage *rgba, int opaque, const void *area, magpie_crop_box *box, VipsImage **out);
+
+/// libvips' Gaussian blur of `sigma` at full size (blur.c), with masks made once per sigma.
+int magpie_exact_gaussian_blur(VipsImage *in, double sigma, VipsImage **out);
+
+// Filtering helpers (filtering.c), shared by the operations that resample, blur or blend.
+
+/// Drops the reference `*current` holds and makes it `next`: every step takes a
+/// reference-counted image and gives a new one.
+void magpie_replace(VipsImage **current, VipsImage *next);
+/// Whether a bitmap holds 16 bits a sample (RGB16); otherwise 8.
+int magpie_is_sixteen(VipsImage *rgba);
+/// The opaque alpha level of a bitmap of that depth: 65535 or 255.
+double magpie_max_alpha(int sixteen);
+/// A colour given 0...255 a component, for a bitmap of `rgba`'s depth: widened for 16 bits a
+/// sample as libvips widens 8 bits, times 257.
+VipsArrayDouble *magpie_colour_for(VipsImage *rgba, const double *colour, int bands);
+/// Opaque images are worked on as RGB (a quarter less work); transparent ones premultiplied,
+/// because resampling or blurring straight alpha lets the colour of invisible pixels bleed into
+/// visible edges as a dark fringe.
+int magpie_prepare_for_filtering(VipsImage *rgba, int opaque, VipsImage **out);
+/// Back to the bitmap's form: `sixteen` says whether it held 16 bits a sample.
+int magpie_finish_filtering(VipsImage *in, int opaque, int sixteen, VipsImage **out);
 
 /// Prepares `image` to render the `frames` frames stacked in `strip` one at a time, each
-/// through `options` (NULL: as they are). `pixels` is the strip's memory when the frames are
+/// through `operation` (NULL: as they are). `pixels` is the strip's memory when the frames are
 /// already decoded (processing), NULL when `strip` decodes them. `opaque` is 1 or 0 when
 /// known for all frames, -1 to look at each frame once decoded. The first frame's pipeline is
 /// built here, which sizes the output, checks the options and fixes any crop box for the
 /// rest.
 magpie_status magpie_plan_frames(VipsImage *strip, const unsigned char *pixels, int frames, int opaque,
-                       const magpie_process_options *options, magpie_image *image, char *error, size_t error_length);
+                       const magpie_operation *operation, magpie_image *image, char *error, size_t error_length);
 
 /// Renders a planned animation, frame after frame, into `destination`.
 magpie_status magpie_render_frames(magpie_image *image, unsigned char *destination, size_t length, char *error,

@@ -4,15 +4,35 @@
 #include "magpie_process.h"
 #include "shim_internal.h"
 
+#include <string.h>
 #include <vips/vips.h>
 
-// The colour bands of `image` (floats) through the operation.
-static int linear(VipsImage *colour, const magpie_process_options *options, VipsImage **out) {
-    return vips_linear(colour, out, options->scale, options->offset, 3, NULL);
+// An operation's own values; `change` is the step on the colour bands as floats.
+typedef struct tone_arguments {
+    int (*change)(VipsImage *colour, const struct tone_arguments *arguments, VipsImage **out);
+    union {
+        struct {
+            double scale[3], offset[3];
+        } linear;
+        const unsigned char *table;
+        struct {
+            double sigma;
+            int seed;
+        } noise;
+        struct {
+            const double *matrix;
+            int columns, rows;
+        } convolution;
+        double amount;
+    } values;
+} tone_arguments;
+
+static int linear(VipsImage *colour, const tone_arguments *arguments, VipsImage **out) {
+    return vips_linear(colour, out, arguments->values.linear.scale, arguments->values.linear.offset, 3, NULL);
 }
 
-static int lookup(VipsImage *colour, const magpie_process_options *options, VipsImage **out) {
-    VipsImage *table = vips_image_new_from_memory_copy(options->lookup, 256 * 3, 256, 1, 3, VIPS_FORMAT_UCHAR);
+static int lookup(VipsImage *colour, const tone_arguments *arguments, VipsImage **out) {
+    VipsImage *table = vips_image_new_from_memory_copy(arguments->values.table, 256 * 3, 256, 1, 3, VIPS_FORMAT_UCHAR);
     if (!table) return -1;
     VipsImage *bytes = NULL;
     int failed = vips_cast_uchar(colour, &bytes, NULL) || vips_maplut(bytes, out, table, NULL);
@@ -24,7 +44,8 @@ static int lookup(VipsImage *colour, const magpie_process_options *options, Vips
 // thumbor's equalize: each band's cumulative histogram over the pixels, counted from the first
 // level where any band has pixels (those bands subtract their count there, the others nothing),
 // scaled to 0...255 and truncated.
-static int equalize(VipsImage *colour, VipsImage **out) {
+static int equalize(VipsImage *colour, const tone_arguments *arguments, VipsImage **out) {
+    (void)arguments;
     VipsImage *bytes = NULL, *histogram = NULL, *cumulative = NULL, *counts = NULL;
     int failed = vips_cast_uchar(colour, &bytes, NULL) || vips_hist_find(bytes, &histogram, NULL) ||
                  vips_hist_cum(histogram, &cumulative, NULL) || vips_cast_double(cumulative, &counts, NULL);
@@ -55,25 +76,26 @@ static int equalize(VipsImage *colour, VipsImage **out) {
     return failed;
 }
 
-static int noise(VipsImage *colour, const magpie_process_options *options, VipsImage **out) {
+static int noise(VipsImage *colour, const tone_arguments *arguments, VipsImage **out) {
     VipsImage *levels = NULL;
-    int failed = vips_gaussnoise(&levels, vips_image_get_width(colour), vips_image_get_height(colour), "sigma", options->sigma,
-                                 "mean", 0.0, "seed", options->seed, NULL) ||
+    int failed = vips_gaussnoise(&levels, vips_image_get_width(colour), vips_image_get_height(colour), "sigma",
+                                 arguments->values.noise.sigma, "mean", 0.0, "seed", arguments->values.noise.seed, NULL) ||
                  vips_add(colour, levels, out, NULL);
     if (levels) g_object_unref(levels);
     return failed;
 }
 
-static int convolve(VipsImage *bands, const magpie_process_options *options, VipsImage **out) {
-    VipsImage *matrix = vips_image_new_matrix_from_array(options->matrix_columns, options->matrix_rows, options->matrix,
-                                                         options->matrix_columns * options->matrix_rows);
+static int convolve(VipsImage *bands, const tone_arguments *arguments, VipsImage **out) {
+    int columns = arguments->values.convolution.columns, rows = arguments->values.convolution.rows;
+    VipsImage *matrix = vips_image_new_matrix_from_array(columns, rows, arguments->values.convolution.matrix, columns * rows);
     if (!matrix) return -1;
     int failed = vips_conv(bands, out, matrix, "precision", VIPS_PRECISION_FLOAT, NULL);
     g_object_unref(matrix);
     return failed;
 }
 
-static int saturate(VipsImage *colour, double amount, VipsImage **out) {
+static int saturate(VipsImage *colour, const tone_arguments *arguments, VipsImage **out) {
+    double amount = arguments->values.amount;
     VipsImage *matrix = vips_image_new_matrix_from_array(3, 1, (const double[]){0.299, 0.587, 0.114}, 3);
     if (!matrix) return -1;
     VipsImage *squares = NULL, *weighted = NULL, *brightness = NULL, *moved = NULL, *rest = NULL;
@@ -86,24 +108,16 @@ static int saturate(VipsImage *colour, double amount, VipsImage **out) {
     return failed;
 }
 
-int magpie_tone(VipsImage *rgba, int opaque, const magpie_process_options *options, VipsImage **out) {
+static int apply_tone(VipsImage *rgba, int opaque, const void *arguments, magpie_crop_box *box, VipsImage **out) {
+    (void)box;
+    const tone_arguments *tone = arguments;
     // A convolution of a translucent image blends its alpha too, as thumbor's does.
-    int bands = options->operation == MAGPIE_OPERATION_CONVOLVE && !opaque ? 4 : 3;
+    int bands = tone->change == convolve && !opaque ? 4 : 3;
     VipsImage *colour = NULL, *alpha = NULL, *floats = NULL, *changed = NULL, *rounded = NULL, *bytes = NULL;
     int failed = vips_extract_band(rgba, &colour, 0, "n", bands, NULL) || vips_cast_float(colour, &floats, NULL);
     if (!failed && bands == 3) failed = vips_extract_band(rgba, &alpha, 3, NULL);
-    if (!failed) {
-        switch (options->operation) {
-        case MAGPIE_OPERATION_LINEAR: failed = linear(floats, options, &changed); break;
-        case MAGPIE_OPERATION_LOOKUP: failed = lookup(floats, options, &changed); break;
-        case MAGPIE_OPERATION_EQUALIZE: failed = equalize(floats, &changed); break;
-        case MAGPIE_OPERATION_NOISE: failed = noise(floats, options, &changed); break;
-        case MAGPIE_OPERATION_CONVOLVE: failed = convolve(floats, options, &changed); break;
-        case MAGPIE_OPERATION_SATURATE: failed = saturate(floats, options->amount, &changed); break;
-        default: failed = -1;
-        }
-    }
-    failed = failed || vips_round(changed, &rounded, VIPS_OPERATION_ROUND_RINT, NULL) || vips_cast_uchar(rounded, &bytes, NULL);
+    failed = failed || tone->change(floats, tone, &changed) || vips_round(changed, &rounded, VIPS_OPERATION_ROUND_RINT, NULL) ||
+             vips_cast_uchar(rounded, &bytes, NULL);
     if (!failed && alpha) {
         VipsImage *joined[2] = {bytes, alpha};
         failed = vips_bandjoin(joined, out, 2, NULL);
@@ -115,4 +129,46 @@ int magpie_tone(VipsImage *rgba, int opaque, const magpie_process_options *optio
     for (size_t i = 0; i < sizeof owned / sizeof owned[0]; i++)
         if (owned[i]) g_object_unref(owned[i]);
     return failed ? -1 : 0;
+}
+
+static magpie_status run(const magpie_bitmap *bitmap, const tone_arguments *tone, magpie_image *result, char *error,
+                         size_t error_length) {
+    magpie_operation operation = {apply_tone, tone, sizeof *tone, 0};
+    return magpie_process_bitmap(bitmap, &operation, result, error, error_length);
+}
+
+magpie_status magpie_linear(const magpie_bitmap *bitmap, const double scale[3], const double offset[3], magpie_image *result,
+                            char *error, size_t error_length) {
+    tone_arguments tone = {.change = linear};
+    memcpy(tone.values.linear.scale, scale, sizeof tone.values.linear.scale);
+    memcpy(tone.values.linear.offset, offset, sizeof tone.values.linear.offset);
+    return run(bitmap, &tone, result, error, error_length);
+}
+
+magpie_status magpie_lookup(const magpie_bitmap *bitmap, const unsigned char *table, magpie_image *result, char *error,
+                            size_t error_length) {
+    if (!table) return magpie_refuse(error, error_length, "no lookup table");
+    return run(bitmap, &(tone_arguments){.change = lookup, .values.table = table}, result, error, error_length);
+}
+
+magpie_status magpie_equalize(const magpie_bitmap *bitmap, magpie_image *result, char *error, size_t error_length) {
+    return run(bitmap, &(tone_arguments){.change = equalize}, result, error, error_length);
+}
+
+magpie_status magpie_noise(const magpie_bitmap *bitmap, double sigma, int seed, magpie_image *result, char *error,
+                           size_t error_length) {
+    return run(bitmap, &(tone_arguments){.change = noise, .values.noise = {sigma, seed}}, result, error, error_length);
+}
+
+magpie_status magpie_convolve(const magpie_bitmap *bitmap, const double *matrix, int columns, int rows, magpie_image *result,
+                              char *error, size_t error_length) {
+    if (!(matrix && columns >= 1 && columns <= 25 && rows >= 1 && rows <= 25))
+        return magpie_refuse(error, error_length, "a convolution matrix is 1x1 to 25x25");
+    tone_arguments tone = {.change = convolve, .values.convolution = {matrix, columns, rows}};
+    return run(bitmap, &tone, result, error, error_length);
+}
+
+magpie_status magpie_saturate(const magpie_bitmap *bitmap, double amount, magpie_image *result, char *error,
+                              size_t error_length) {
+    return run(bitmap, &(tone_arguments){.change = saturate, .values.amount = amount}, result, error, error_length);
 }

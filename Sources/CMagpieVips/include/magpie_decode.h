@@ -90,7 +90,7 @@ magpie_status magpie_decode(const void *data, size_t length, const magpie_decode
 /// into the caller's memory means the bitmap exists once, not once in libvips and once in a copy.
 magpie_status magpie_render(magpie_image *image, unsigned char *destination, size_t length, char *error, size_t error_length);
 
-/// Releases what `magpie_decode` or `magpie_process` prepared.
+/// Releases what `magpie_decode` or an operation (magpie_process.h) prepared.
 void magpie_free_image(magpie_image *image);
 
 #ifdef __cplusplus

@@ -56,8 +56,8 @@ magpie_status magpie_render_encoding(magpie_image *image, unsigned char *destina
                                      const magpie_encode_options *options, unsigned char **output, size_t *output_length,
                                      char *error, size_t error_length);
 
-/// Encodes a still that magpie_decode prepared and nothing has rendered, after `crop` (a
-/// MAGPIE_OPERATION_CROP that is not a smart one, or NULL), in one libvips pipeline: the
+/// Encodes a still that magpie_decode prepared and nothing has rendered, after `crop` (an area
+/// that is not a smart crop's, or NULL), in one libvips pipeline: the
 /// decoded pixels go to the encoder with no bitmap between. What the encoder decides from the
 /// pixels (an alpha band, one grey band) is assumed from the file and checked as the pixels
 /// pass; the output is then identical to magpie_encode's of the rendered and cropped pixels.
@@ -68,7 +68,7 @@ magpie_status magpie_render_encoding(magpie_image *image, unsigned char *destina
 /// MAGPIE_STATUS_FAILED when the pixels were not as assumed or the pipeline failed, after
 /// which a sequential decode cannot be read again and must be made anew.
 /// `width` and `height` are set to the size written.
-magpie_status magpie_encode_prepared(magpie_image *image, const magpie_process_options *crop, const magpie_encode_options *options,
+magpie_status magpie_encode_prepared(magpie_image *image, const magpie_crop_area *crop, const magpie_encode_options *options,
                                      unsigned char **output, size_t *output_length, int *width, int *height);
 
 #ifdef __cplusplus

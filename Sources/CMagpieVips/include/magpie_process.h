@@ -12,107 +12,110 @@
 extern "C" {
 #endif
 
-typedef enum {
-    MAGPIE_OPERATION_RESIZE = 0,
-    MAGPIE_OPERATION_CROP = 1,
-    MAGPIE_OPERATION_BLUR = 2,
-    MAGPIE_OPERATION_GRAYSCALE = 3,
-    MAGPIE_OPERATION_SHARPEN = 4,
-    /// Places the image on a larger canvas of `background`.
-    MAGPIE_OPERATION_EMBED = 5,
-    /// Turns the image clockwise by `angle` degrees, a multiple of 90.
-    MAGPIE_OPERATION_ROTATE = 6,
-    /// Mirrors the image left to right and/or top to bottom.
-    MAGPIE_OPERATION_FLIP = 7,
-    /// Averages blocks of `width` x `width` pixels.
-    MAGPIE_OPERATION_PIXELATE = 8,
-    /// Composites the image over the opaque colour `background`.
-    MAGPIE_OPERATION_FLATTEN = 9,
-    /// Brightness, contrast and saturation: see `brightness`.
-    MAGPIE_OPERATION_ADJUST = 10,
-    /// Unsharp mask on every colour band: the image plus `amount` times its difference from a
-    /// Gaussian blur of `sigma`.
-    MAGPIE_OPERATION_UNSHARP = 11,
-    /// Each colour band times `scale[band]` plus `offset[band]`.
-    MAGPIE_OPERATION_LINEAR = 12,
-    /// Each colour band's levels through its 256-entry table in `lookup` (red's, green's, blue's).
-    MAGPIE_OPERATION_LOOKUP = 13,
-    /// Each colour band's histogram spread over 0...255 (its lowest level present becomes 0).
-    MAGPIE_OPERATION_EQUALIZE = 14,
-    /// The same random level, Gaussian with standard deviation `sigma` and seeded by `seed`,
-    /// added to every colour band of a pixel.
-    MAGPIE_OPERATION_NOISE = 15,
-    /// The colour bands (and alpha, unless the image is opaque) convolved with the
-    /// `matrix_columns` x `matrix_rows` weights in `matrix`, row by row; edges repeat.
-    MAGPIE_OPERATION_CONVOLVE = 16,
-    /// Each colour band moved from the pixel's perceived brightness, √(.299r² + .587g² + .114b²),
-    /// by `amount` times its distance (thumbor's saturation; 0 is grey, 1 leaves it).
-    MAGPIE_OPERATION_SATURATE = 17,
-} magpie_operation;
-
+/// The bitmap an operation works on: RGBA (straight alpha), `frames` frames of `width` x
+/// `height` stacked top to bottom (1 for a still), `sample_bytes` bytes a sample: 1, or 2 for a
+/// still with 16 bits a sample (native byte order), which only the geometry operations (resize,
+/// crop, embed, rotate, flip) and flatten keep; 0 is read as 1. The pixels must stay alive until
+/// the result is rendered with `magpie_render` and freed with `magpie_free_image`.
+///
+/// Every operation below prepares its result in `result` and returns MAGPIE_STATUS_OK, or
+/// MAGPIE_STATUS_FAILED with `error` saying why (arguments out of range, or libvips failing).
+/// Each frame is processed on its own with the first frame's geometry (a smart crop's box is
+/// chosen on the first frame). Images with transparency are resampled and blurred
+/// premultiplied, so edges do not darken; opaque ones are processed without their alpha band.
+/// Arrays an operation is given (tables, matrices) must stay alive as the pixels do.
 typedef struct {
-    magpie_operation operation;
-    /// Resize: the box. Crop: the size of the area kept.
+    const unsigned char *pixels;
     int width;
     int height;
-    /// Resize: how the image meets the box (a fill is cropped by `gravity`).
+    int frames;
+    int sample_bytes;
+} magpie_bitmap;
+
+/// The box a resize brings an image to.
+typedef struct {
+    int width;
+    int height;
+    /// How the image meets the box (a fill is cropped by `gravity`).
     magpie_fit fit;
-    /// Resize: whether an image smaller than the box is enlarged.
+    magpie_gravity gravity;
+    /// Whether an image smaller than the box is enlarged.
     int upscale;
-    /// Resize: the whole image's size when the bitmap holds it decoded at a reduced scale
+    /// The whole image's size when the bitmap holds it decoded at a reduced scale
     /// (`magpie_image.full_width`), 0 x 0 otherwise. The output is sized from it, so it is the
     /// size a resize of the whole image gives.
     int full_width;
     int full_height;
-    /// Crop: when `gravity_crop` is 0, the top-left corner of the area kept. Embed: where the
-    /// image's top-left corner goes on the canvas of `width` x `height`.
+} magpie_resize_box;
+
+/// The part of an image a crop keeps: `width` x `height` at (`x`, `y`), which must lie inside
+/// the image, or, with `by_gravity`, that size (each side at most the image's) placed by
+/// `gravity`.
+typedef struct {
+    int width;
+    int height;
     int x;
     int y;
-    int gravity_crop;
+    int by_gravity;
     magpie_gravity gravity;
-    /// Blur: the Gaussian's standard deviation in pixels. Sharpen: the radius of its mask.
-    double sigma;
-    /// Rotate: 90, 180 or 270.
-    int angle;
-    /// Flip: which mirrorings.
-    int flip_horizontal;
-    int flip_vertical;
-    /// Embed: the canvas's red, green, blue and alpha, 0...255 (all 0: transparent). Flatten:
-    /// the colour under the image (alpha is ignored).
-    double background[4];
-    /// Adjust: levels added to red, green and blue (-255...255); `contrast` multiplies the
-    /// distance from mid-grey (128) and `saturation` the distance from each pixel's grey
-    /// (Rec. 709 luma), 0...10 each, 1 leaving them.
-    double brightness;
-    double contrast;
-    double saturation;
-    /// Unsharp: how much of the difference from the blur is added, 0...10.
-    double amount;
-    /// Linear: per colour band.
-    double scale[3];
-    double offset[3];
-    /// Lookup: 3 x 256 levels.
-    const unsigned char *lookup;
-    /// Noise: the generator's seed.
-    int seed;
-    /// Convolve: the weights, at most 25 x 25.
-    const double *matrix;
-    int matrix_columns;
-    int matrix_rows;
-    /// Bytes a sample of the input (and the output): 1, or 2 for a still with 16 bits a sample
-    /// (native byte order), which resize, crop, embed, rotate, flip and flatten keep. 0 is read as 1.
-    int sample_bytes;
-} magpie_process_options;
+} magpie_crop_area;
 
-/// Prepares `options`' operation on the RGBA8 (straight alpha) bitmap `pixels`: `frames`
-/// frames of `width` x `height` stacked top to bottom (1 for a still). It must stay alive
-/// until the result is rendered with `magpie_render` and freed with `magpie_free_image`.
-/// Each frame is processed on its own with the first frame's geometry (a smart crop's box
-/// is chosen on the first frame). Images with transparency are resized and blurred
-/// premultiplied, so edges do not darken; opaque ones are processed without their alpha band.
-magpie_status magpie_process(const unsigned char *pixels, int width, int height, int frames,
-                   const magpie_process_options *options, magpie_image *result,
-                   char *error, size_t error_length);
+/// Resamples to the box with a Lanczos-3 kernel (a box average first for large reductions).
+magpie_status magpie_resize(const magpie_bitmap *bitmap, const magpie_resize_box *box, magpie_image *result, char *error,
+                            size_t error_length);
+/// Keeps `area`.
+magpie_status magpie_crop(const magpie_bitmap *bitmap, const magpie_crop_area *area, magpie_image *result, char *error,
+                          size_t error_length);
+/// A Gaussian blur of standard deviation `sigma` pixels, above 0 and at most 1000.
+magpie_status magpie_blur(const magpie_bitmap *bitmap, double sigma, magpie_image *result, char *error, size_t error_length);
+/// Linear-light luminance (Rec. 709 weights) as sRGB grey; transparency kept.
+magpie_status magpie_grayscale(const magpie_bitmap *bitmap, magpie_image *result, char *error, size_t error_length);
+/// libvips' sharpen on lightness alone, a mask of `sigma` pixels (above 0, at most 10).
+magpie_status magpie_sharpen(const magpie_bitmap *bitmap, double sigma, magpie_image *result, char *error,
+                             size_t error_length);
+/// Unsharp mask on every colour band: the image plus `amount` (0...10) times its difference from
+/// a Gaussian blur of `sigma` (above 0, at most 10).
+magpie_status magpie_unsharp(const magpie_bitmap *bitmap, double sigma, double amount, magpie_image *result, char *error,
+                             size_t error_length);
+/// Places the image with its top-left corner at (`x`, `y`) on a canvas of `width` x `height`
+/// that holds it whole, of the colour `background` (red, green, blue, alpha, 0...255 each).
+magpie_status magpie_embed(const magpie_bitmap *bitmap, int width, int height, int x, int y, const double background[4],
+                           magpie_image *result, char *error, size_t error_length);
+/// Turns the image clockwise by 90, 180 or 270 degrees.
+magpie_status magpie_rotate(const magpie_bitmap *bitmap, int degrees, magpie_image *result, char *error, size_t error_length);
+/// Mirrors the image left to right and/or top to bottom.
+magpie_status magpie_flip(const magpie_bitmap *bitmap, int horizontal, int vertical, magpie_image *result, char *error,
+                          size_t error_length);
+/// Averages blocks of `size` x `size` pixels, at least 2.
+magpie_status magpie_pixelate(const magpie_bitmap *bitmap, int size, magpie_image *result, char *error, size_t error_length);
+/// Composites the image over the opaque colour `colour` (red, green, blue, 0...255 each).
+magpie_status magpie_flatten(const magpie_bitmap *bitmap, const double colour[3], magpie_image *result, char *error,
+                             size_t error_length);
+/// Brightness (levels added, -255...255), contrast (the distance from mid-grey multiplied,
+/// 0...10) and saturation (the distance from each pixel's Rec. 709 grey multiplied, 0...10).
+magpie_status magpie_adjust(const magpie_bitmap *bitmap, double brightness, double contrast, double saturation,
+                            magpie_image *result, char *error, size_t error_length);
+/// Each colour band times `scale[band]` plus `offset[band]`.
+magpie_status magpie_linear(const magpie_bitmap *bitmap, const double scale[3], const double offset[3], magpie_image *result,
+                            char *error, size_t error_length);
+/// Each colour band's levels through its 256-entry table in `table` (3 x 256, interleaved:
+/// level L of band B at L * 3 + B).
+magpie_status magpie_lookup(const magpie_bitmap *bitmap, const unsigned char *table, magpie_image *result, char *error,
+                            size_t error_length);
+/// Each colour band's histogram spread over 0...255 (its lowest level present becomes 0).
+magpie_status magpie_equalize(const magpie_bitmap *bitmap, magpie_image *result, char *error, size_t error_length);
+/// The same random level, Gaussian with standard deviation `sigma` and seeded by `seed`, added to
+/// every colour band of a pixel.
+magpie_status magpie_noise(const magpie_bitmap *bitmap, double sigma, int seed, magpie_image *result, char *error,
+                           size_t error_length);
+/// The colour bands (and alpha, unless the image is opaque) convolved with the `columns` x `rows`
+/// weights in `matrix`, row by row, each side 1...25; edges repeat.
+magpie_status magpie_convolve(const magpie_bitmap *bitmap, const double *matrix, int columns, int rows, magpie_image *result,
+                              char *error, size_t error_length);
+/// Each colour band moved from the pixel's perceived brightness, √(.299r² + .587g² + .114b²), by
+/// `amount` times its distance (thumbor's saturation; 0 is grey, 1 leaves it).
+magpie_status magpie_saturate(const magpie_bitmap *bitmap, double amount, magpie_image *result, char *error,
+                              size_t error_length);
 
 /// What `magpie_find_trim` looks for.
 typedef struct {
@@ -153,7 +156,7 @@ typedef struct {
 } magpie_watermark_options;
 
 /// Prepares the RGBA8 mark (`mark_width` x `mark_height`) composited over every frame of the
-/// RGBA8 bitmap `pixels` (as for `magpie_process`); both bitmaps must stay alive until the
+/// RGBA8 bitmap `pixels` (as for the operations); both bitmaps must stay alive until the
 /// result is rendered.
 magpie_status magpie_watermark(const unsigned char *pixels, int width, int height, int frames, const unsigned char *mark,
                                int mark_width, int mark_height, const magpie_watermark_options *options, magpie_image *result,

@@ -154,7 +154,7 @@ public struct VipsDecoder: ImageDecoding {
         guard decoding.thumbnail.map({ $0.fit != .crop }) == true, decoding.layoutFirst == nil, decoding.resizeFirst == nil, !decoding.keepsHighDepth,
             !data.isEmpty, (try? VipsRuntime.start()) != nil
         else { return nil }
-        let cut = crop.map { ImageProcessors.Crop($0).shimOptions }
+        let cut = crop.map { ImageProcessors.Crop($0).shimArea }
         var message = [CChar](repeating: 0, count: 512)
         return data.withUnsafeBytes { bytes -> (bytes: [UInt8], size: DecodedImage.Size)? in
             var image = magpie_image()

@@ -22,12 +22,7 @@ extension ImageProcessors {
 
         public func process(_ image: DecodedImage) throws(MagpieError) -> DecodedImage {
             guard brightness != 0 || contrast != 1 || saturation != 1 else { return image }
-            var options = magpie_process_options()
-            options.operation = MAGPIE_OPERATION_ADJUST
-            options.brightness = brightness
-            options.contrast = contrast
-            options.saturation = saturation
-            return try VipsProcessing.run(options, on: image, by: self)
+            return try VipsProcessing.run(on: image, by: self) { magpie_adjust($0, brightness, contrast, saturation, $1, $2, $3) }
         }
     }
 }

@@ -51,5 +51,5 @@ public struct Colour: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The four channels, as the shim takes them.
-    var channels: (Double, Double, Double, Double) { (Double(red), Double(green), Double(blue), Double(alpha)) }
+    var channels: [Double] { [Double(red), Double(green), Double(blue), Double(alpha)] }
 }

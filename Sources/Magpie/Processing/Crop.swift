@@ -29,26 +29,21 @@ extension ImageProcessors {
         }
 
         public func process(_ image: DecodedImage) throws(MagpieError) -> DecodedImage {
-            try VipsProcessing.run(shimOptions, on: image, by: self)
+            var area = shimArea
+            return try VipsProcessing.run(on: image, by: self) { magpie_crop($0, &area, $1, $2, $3) }
         }
 
-        /// The shim's crop operation for ``area``.
-        var shimOptions: magpie_process_options {
-            var options = magpie_process_options()
-            options.operation = MAGPIE_OPERATION_CROP
+        /// The shim's description of ``area``.
+        var shimArea: magpie_crop_area {
             switch area {
             case .rectangle(let x, let y, let width, let height):
-                options.x = Int32(clamping: x)
-                options.y = Int32(clamping: y)
-                options.width = Int32(clamping: width)
-                options.height = Int32(clamping: height)
+                magpie_crop_area(
+                    width: Int32(clamping: width), height: Int32(clamping: height), x: Int32(clamping: x), y: Int32(clamping: y),
+                    by_gravity: 0, gravity: MAGPIE_GRAVITY_CENTRE)
             case .gravity(let gravity, let width, let height):
-                options.gravity_crop = 1
-                options.gravity = gravity.shimValue
-                options.width = Int32(clamping: width)
-                options.height = Int32(clamping: height)
+                magpie_crop_area(
+                    width: Int32(clamping: width), height: Int32(clamping: height), x: 0, y: 0, by_gravity: 1, gravity: gravity.shimValue)
             }
-            return options
         }
 
         public var keepsHighDepth: Bool { true }

@@ -27,14 +27,11 @@ extension ImageProcessors {
 
         public func process(_ image: DecodedImage) throws(MagpieError) -> DecodedImage {
             guard width != image.width || height != image.height else { return image }
-            var options = magpie_process_options()
-            options.operation = MAGPIE_OPERATION_EMBED
-            options.width = Int32(clamping: width)
-            options.height = Int32(clamping: height)
-            options.x = Int32(clamping: x)
-            options.y = Int32(clamping: y)
-            options.background = background.channels
-            return try VipsProcessing.run(options, on: image, by: self)
+            let canvas = (width: Int32(clamping: width), height: Int32(clamping: height), x: Int32(clamping: x), y: Int32(clamping: y))
+            let colour = background.channels
+            return try VipsProcessing.run(on: image, by: self) {
+                magpie_embed($0, canvas.width, canvas.height, canvas.x, canvas.y, colour, $1, $2, $3)
+            }
         }
 
         public var keepsHighDepth: Bool { true }
@@ -56,10 +53,8 @@ extension ImageProcessors {
         public func process(_ image: DecodedImage) throws(MagpieError) -> DecodedImage {
             // The translucent blend works a byte a sample.
             guard background.alpha == 255 else { return over(image.narrowedToEightBits()) }
-            var options = magpie_process_options()
-            options.operation = MAGPIE_OPERATION_FLATTEN
-            options.background = background.channels
-            return try VipsProcessing.run(options, on: image, by: self)
+            let colour = Array(background.channels.prefix(3))
+            return try VipsProcessing.run(on: image, by: self) { magpie_flatten($0, colour, $1, $2, $3) }
         }
 
         /// Onto an opaque colour; a translucent one narrows to 8 bits.

@@ -15,10 +15,7 @@ extension ImageProcessors {
         public var identifier: String { "magpie.blur/1?sigma=\(sigma)" }
 
         public func process(_ image: DecodedImage) throws(MagpieError) -> DecodedImage {
-            var options = magpie_process_options()
-            options.operation = MAGPIE_OPERATION_BLUR
-            options.sigma = sigma
-            return try VipsProcessing.run(options, on: image, by: self)
+            try VipsProcessing.run(on: image, by: self) { magpie_blur($0, sigma, $1, $2, $3) }
         }
     }
 
@@ -31,9 +28,7 @@ extension ImageProcessors {
         public var identifier: String { "magpie.grayscale/1" }
 
         public func process(_ image: DecodedImage) throws(MagpieError) -> DecodedImage {
-            var options = magpie_process_options()
-            options.operation = MAGPIE_OPERATION_GRAYSCALE
-            return try VipsProcessing.run(options, on: image, by: self)
+            try VipsProcessing.run(on: image, by: self) { magpie_grayscale($0, $1, $2, $3) }
         }
     }
 }

@@ -37,11 +37,7 @@ extension ImageProcessors {
                 throw .processingFailed(processor: identifier, reason: "three scales from -10 to 10 and three offsets from -2550 to 2550")
             }
             guard scale != [1, 1, 1] || offset != [0, 0, 0] else { return image }
-            var options = magpie_process_options()
-            options.operation = MAGPIE_OPERATION_LINEAR
-            options.scale = (scale[0], scale[1], scale[2])
-            options.offset = (offset[0], offset[1], offset[2])
-            return try VipsProcessing.run(options, on: image, by: self)
+            return try VipsProcessing.run(on: image, by: self) { magpie_linear($0, scale, offset, $1, $2, $3) }
         }
     }
 
@@ -62,10 +58,7 @@ extension ImageProcessors {
         public func process(_ image: DecodedImage) throws(MagpieError) -> DecodedImage {
             guard (-10...10).contains(change) else { throw .processingFailed(processor: identifier, reason: "the change is -10 to 10") }
             guard change != 1 else { return image }
-            var options = magpie_process_options()
-            options.operation = MAGPIE_OPERATION_SATURATE
-            options.amount = change
-            return try VipsProcessing.run(options, on: image, by: self)
+            return try VipsProcessing.run(on: image, by: self) { magpie_saturate($0, change, $1, $2, $3) }
         }
     }
 
@@ -78,9 +71,7 @@ extension ImageProcessors {
         public var identifier: String { "magpie.equalize/1" }
 
         public func process(_ image: DecodedImage) throws(MagpieError) -> DecodedImage {
-            var options = magpie_process_options()
-            options.operation = MAGPIE_OPERATION_EQUALIZE
-            return try VipsProcessing.run(options, on: image, by: self)
+            try VipsProcessing.run(on: image, by: self) { magpie_equalize($0, $1, $2, $3) }
         }
     }
 
@@ -101,11 +92,7 @@ extension ImageProcessors {
         public func process(_ image: DecodedImage) throws(MagpieError) -> DecodedImage {
             guard (0...255).contains(sigma) else { throw .processingFailed(processor: identifier, reason: "the sigma is 0 to 255 levels") }
             guard sigma > 0 else { return image }
-            var options = magpie_process_options()
-            options.operation = MAGPIE_OPERATION_NOISE
-            options.sigma = sigma
-            options.seed = Int32(truncatingIfNeeded: seed)
-            return try VipsProcessing.run(options, on: image, by: self)
+            return try VipsProcessing.run(on: image, by: self) { magpie_noise($0, sigma, Int32(truncatingIfNeeded: seed), $1, $2, $3) }
         }
     }
 }

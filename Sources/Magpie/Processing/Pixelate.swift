@@ -13,10 +13,7 @@ extension ImageProcessors {
         public var identifier: String { "magpie.pixelate/1?size=\(size)" }
 
         public func process(_ image: DecodedImage) throws(MagpieError) -> DecodedImage {
-            var options = magpie_process_options()
-            options.operation = MAGPIE_OPERATION_PIXELATE
-            options.width = Int32(clamping: size)
-            return try VipsProcessing.run(options, on: image, by: self)
+            try VipsProcessing.run(on: image, by: self) { magpie_pixelate($0, Int32(clamping: size), $1, $2, $3) }
         }
     }
 }

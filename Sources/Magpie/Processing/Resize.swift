@@ -37,18 +37,14 @@ extension ImageProcessors {
 
         public func process(_ image: DecodedImage) throws(MagpieError) -> DecodedImage {
             if fit == .crop { return try Crop(.gravity(gravity, width: width, height: height)).process(image) }
-            var options = magpie_process_options()
-            options.operation = MAGPIE_OPERATION_RESIZE
-            options.width = Int32(clamping: width)
-            options.height = Int32(clamping: height)
-            options.upscale = upscale ? 1 : 0
-            options.fit = fit.shimValue
-            options.gravity = gravity.shimValue
+            var box = magpie_resize_box(
+                width: Int32(clamping: width), height: Int32(clamping: height), fit: fit.shimValue, gravity: gravity.shimValue,
+                upscale: upscale ? 1 : 0, full_width: 0, full_height: 0)
             if let fullSize = image.fullSize {
-                options.full_width = Int32(clamping: fullSize.width)
-                options.full_height = Int32(clamping: fullSize.height)
+                box.full_width = Int32(clamping: fullSize.width)
+                box.full_height = Int32(clamping: fullSize.height)
             }
-            return try VipsProcessing.run(options, on: image, by: self)
+            return try VipsProcessing.run(on: image, by: self) { magpie_resize($0, &box, $1, $2, $3) }
         }
 
         public var keepsHighDepth: Bool { true }

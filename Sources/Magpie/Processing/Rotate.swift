@@ -17,10 +17,7 @@ extension ImageProcessors {
 
         public func process(_ image: DecodedImage) throws(MagpieError) -> DecodedImage {
             guard degrees != 0 else { return image }
-            var options = magpie_process_options()
-            options.operation = MAGPIE_OPERATION_ROTATE
-            options.angle = Int32(degrees)
-            return try VipsProcessing.run(options, on: image, by: self)
+            return try VipsProcessing.run(on: image, by: self) { magpie_rotate($0, Int32(degrees), $1, $2, $3) }
         }
 
         public var keepsHighDepth: Bool { true }
@@ -40,11 +37,7 @@ extension ImageProcessors {
 
         public func process(_ image: DecodedImage) throws(MagpieError) -> DecodedImage {
             guard horizontal || vertical else { return image }
-            var options = magpie_process_options()
-            options.operation = MAGPIE_OPERATION_FLIP
-            options.flip_horizontal = horizontal ? 1 : 0
-            options.flip_vertical = vertical ? 1 : 0
-            return try VipsProcessing.run(options, on: image, by: self)
+            return try VipsProcessing.run(on: image, by: self) { magpie_flip($0, horizontal ? 1 : 0, vertical ? 1 : 0, $1, $2, $3) }
         }
 
         public var keepsHighDepth: Bool { true }

@@ -19,10 +19,7 @@ extension ImageProcessors {
         public var identifier: String { "magpie.sharpen/1?sigma=\(sigma)" }
 
         public func process(_ image: DecodedImage) throws(MagpieError) -> DecodedImage {
-            var options = magpie_process_options()
-            options.operation = MAGPIE_OPERATION_SHARPEN
-            options.sigma = sigma
-            return try VipsProcessing.run(options, on: image, by: self)
+            try VipsProcessing.run(on: image, by: self) { magpie_sharpen($0, sigma, $1, $2, $3) }
         }
     }
 }
@@ -46,11 +43,7 @@ extension ImageProcessors {
 
         public func process(_ image: DecodedImage) throws(MagpieError) -> DecodedImage {
             guard amount > 0 else { return image }
-            var options = magpie_process_options()
-            options.operation = MAGPIE_OPERATION_UNSHARP
-            options.sigma = sigma
-            options.amount = amount
-            return try VipsProcessing.run(options, on: image, by: self)
+            return try VipsProcessing.run(on: image, by: self) { magpie_unsharp($0, sigma, amount, $1, $2, $3) }
         }
     }
 }

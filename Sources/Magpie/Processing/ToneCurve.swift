@@ -50,11 +50,8 @@ extension ImageProcessors {
                 let own = Self.levels(curve)
                 for level in 0..<256 { table[level * 3 + band] = overall[Int(own[level])] }
             }
-            var options = magpie_process_options()
-            options.operation = MAGPIE_OPERATION_LOOKUP
-            return try table.withUnsafeBufferPointer { lookup throws(MagpieError) in
-                options.lookup = lookup.baseAddress
-                return try VipsProcessing.run(options, on: image, by: self)
+            return try table.withUnsafeBufferPointer { table throws(MagpieError) in
+                try VipsProcessing.run(on: image, by: self) { magpie_lookup($0, table.baseAddress, $1, $2, $3) }
             }
         }
 
@@ -129,13 +126,9 @@ extension ImageProcessors {
             else {
                 throw .processingFailed(processor: identifier, reason: "the weights fill 1 to \(Self.maximumSide) rows of 1 to \(Self.maximumSide) columns")
             }
-            var options = magpie_process_options()
-            options.operation = MAGPIE_OPERATION_CONVOLVE
-            options.matrix_columns = Int32(columns)
-            options.matrix_rows = Int32(weights.count / columns)
+            let rows = Int32(weights.count / columns)
             return try weights.withUnsafeBufferPointer { matrix throws(MagpieError) in
-                options.matrix = matrix.baseAddress
-                return try VipsProcessing.run(options, on: image, by: self)
+                try VipsProcessing.run(on: image, by: self) { magpie_convolve($0, matrix.baseAddress, Int32(columns), rows, $1, $2, $3) }
             }
         }
     }

@@ -2,19 +2,24 @@ import CMagpieVips
 
 /// Runs one of the shim's operations on a bitmap and renders the result into a new one.
 enum VipsProcessing {
+    /// One of the shim's operations (`magpie_process.h`), called with the bitmap, the result to
+    /// prepare, and the buffer (and its length) for the reason it fails.
+    typealias Operation = (
+        _ bitmap: UnsafePointer<magpie_bitmap>, _ result: UnsafeMutablePointer<magpie_image>, _ error: UnsafeMutablePointer<CChar>,
+        _ errorLength: Int
+    ) -> magpie_status
+
     /// The processor names the failure and says whether the operation works on 16 bits a
     /// sample too (``ImageProcessing/keepsHighDepth``); otherwise an image with 16 is narrowed
     /// first.
-    static func run(_ options: magpie_process_options, on image: DecodedImage, by processor: some ImageProcessing) throws(MagpieError) -> DecodedImage {
-        let identifier = processor.identifier
+    static func run(on image: DecodedImage, by processor: some ImageProcessing, _ operation: Operation) throws(MagpieError) -> DecodedImage {
         let image = processor.keepsHighDepth ? image : image.narrowedToEightBits()
-        var options = options
-        options.sample_bytes = Int32(image.sampleDepth.rawValue)
         return try image.pixels.withUnsafeBufferPointer { pixels throws(MagpieError) in
-            try render(replacing: image, identifier: identifier) { result, message in
-                magpie_process(
-                    pixels.baseAddress, Int32(image.width), Int32(image.height), Int32(image.frameCount), &options, &result, &message,
-                    message.count)
+            var bitmap = magpie_bitmap(
+                pixels: pixels.baseAddress, width: Int32(image.width), height: Int32(image.height), frames: Int32(image.frameCount),
+                sample_bytes: Int32(image.sampleDepth.rawValue))
+            return try render(replacing: image, identifier: processor.identifier) { result, message in
+                operation(&bitmap, &result, &message, message.count)
             }
         }
     }
