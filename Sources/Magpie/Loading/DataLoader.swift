@@ -44,9 +44,6 @@ struct DataLoader: Sendable {
     let partials: PartialBodies?
     let logger: Logger
 
-    /// Header fields never forwarded to a host other than the one they were meant for.
-    private static let credentialHeaders: Set<String> = ["authorization", "cookie", "proxy-authorization"]
-
     /// Loads `outgoing` for `download`, failing with ``MagpieError/timedOut(_:)`` when the
     /// whole exchange, body included, takes longer than the total timeout. (AsyncHTTPClient's
     /// deadline covers the response head only, and a trickling body never trips the idle
@@ -68,135 +65,122 @@ struct DataLoader: Sendable {
     private func exchange(
         _ outgoing: OutgoingRequest, to target: Target, revalidating cached: HTTPMetadata?, for download: Download
     ) async throws(MagpieError) -> Outcome {
-        let resumeKey = download.resumeKey
-        let now = download.now
-        let originalURL = download.url
         // `load`'s own timer enforces the total timeout and says `timedOut`; AsyncHTTPClient's
         // deadline is only a backstop, a second later, so the two never race to name the failure.
         let deadline = NIODeadline.now() + TimeAmount(limits.totalTimeout) + .seconds(1)
-        var url = outgoing.url
-        var headers = outgoing.headers
-        if let cached {
-            if let etag = cached.etag { headers["If-None-Match"] = etag }
-            if let lastModified = cached.lastModified { headers["If-Modified-Since"] = lastModified }
-        }
-        // A revalidation asks about the cached bytes; only a plain download resumes.
-        var resuming = cached == nil ? resumeKey.flatMap { partials?.take($0) } : nil
-        if let resuming {
-            headers["Range"] = "bytes=\(resuming.bytes.count)-"
-            headers["If-Range"] = resuming.validator.headerValue
-        }
-        var redirects: [URL] = []
+        // A revalidation asks about the cached bytes; only a plain download resumes (and takes
+        // the part it resumes, so no other try does).
+        let part = cached == nil ? download.resumeKey.flatMap { partials?.take($0) } : nil
+        var hops = DownloadHops(
+            outgoing: outgoing, revalidating: cached, resuming: part, maximumRedirects: limits.maximumRedirects,
+            followsRedirects: !target.isEndpoint)
         while true {
-            try check(url)
-            // Every hop, before anything is sent to its host.
-            if case .source(let sources) = target { try sources.check(url, hop: redirects.count, of: originalURL) }
-            var requestHeaders = HTTPHeaders()
-            for (name, value) in headers { requestHeaders.replaceOrAdd(name: name, value: value) }
-            // The origin sees the request's trace (W3C `traceparent`, or whatever the
-            // bootstrapped instrument propagates); with none bootstrapped, nothing is added.
-            if !target.isEndpoint {
-                InstrumentationSystem.instrument.inject(ServiceContext.current ?? .topLevel, into: &requestHeaders, using: TraceHeaderInjector())
-            }
-            let request: HTTPClient.Request
+            let sent = try await send(hops, to: target, deadline: deadline, for: download)
+            let next: DownloadHops.Next
             do {
-                request = try HTTPClient.Request(url: url.absoluteString, headers: requestHeaders)
+                next = try hops.next(after: sent.head)
             } catch {
-                throw .invalidURL(url.absoluteString, reason: "\(error)")
+                await sent.exchange.drop()
+                throw error
             }
+            switch next {
+            case .sendAgain:
+                await sent.exchange.drop()
+            case .read(let abandoned):
+                if let abandoned, let key = download.resumeKey { partials?.keep(abandoned, for: key) }
+                return try await read(sent, hops: hops, revalidating: cached, asked: outgoing, for: download)
+            }
+        }
+    }
 
-            let route = clients.client(for: url, trusted: target.isEndpoint)
-            let destination = NetworkFailure.Destination(
-                host: url.host ?? "", port: url.port ?? Self.defaultPort(url), proxy: route.proxy,
-                connectTimeout: limits.connectTimeout)
-            let part = resuming
-            let exchange = HTTPExchange(
-                request, on: route.client, deadline: deadline, logger: logger,
-                limits: .init(keptBytes: limits.maximumResponseBytes, previews: download.previews),
-                planning: { head in Self.plan(for: head, resuming: part, following: !target.isEndpoint) }, onEvent: download.onEvent)
-            let head: HTTPResponseHead
-            do {
-                head = try await exchange.responseHead()
-            } catch {
-                // Without a trust store no HTTPS load can work, whatever BoringSSL said.
-                if url.scheme?.lowercased() == "https", let problem = clients.tls.trustStoreProblem {
-                    throw .network(NetworkFailure(.trustStoreUnavailable, "cannot check the certificate of \(destination.hostAndPort): \(problem)"))
-                }
-                var mapped = map(error, url: originalURL, destination: destination)
-                if case .network(let failure) = mapped, failure.reason == .certificateNotTrusted, route.proxy == nil {
-                    mapped = .network(await CertificateDiagnosis.diagnose(failure, at: destination, now: now()))
-                }
-                throw mapped
-            }
-            let status = Int(head.status.code)
-            let responseHeaders = head.headers.map { (name: $0.name, value: $0.value) }
+    /// A request on its way: its exchange, the response's head, and where it went.
+    private struct Sent {
+        let exchange: HTTPExchange
+        let head: HTTPResponseHead
+        let destination: NetworkFailure.Destination
+    }
 
-            if !target.isEndpoint, Self.isRedirect(head), let location = head.headers.first(name: "Location") {
-                await exchange.drop()
-                guard redirects.count < limits.maximumRedirects else { throw .tooManyRedirects(originalURL) }
-                guard let next = URL(string: location, relativeTo: url)?.absoluteURL else {
-                    // The origin's fault, not the request's: a bad gateway, like malformed HTTP.
-                    throw .network(NetworkFailure(.other, "\(url.host ?? "the origin") redirected to '\(location)', which is not a URL"))
-                }
-                redirects.append(next)
-                if !Self.sameOrigin(url, next) {
-                    headers = headers.filter { !Self.credentialHeaders.contains($0.key.lowercased()) }
-                }
-                url = next
-                continue
+    /// Sends the request `hops` describes, after checking its URL, and waits for the head.
+    private func send(_ hops: DownloadHops, to target: Target, deadline: NIODeadline, for download: Download) async throws(MagpieError) -> Sent {
+        let url = hops.url
+        try check(url)
+        // Every hop, before anything is sent to its host.
+        if case .source(let sources) = target { try sources.check(url, hop: hops.redirects.count, of: hops.originalURL) }
+        var requestHeaders = HTTPHeaders()
+        for (name, value) in hops.headers { requestHeaders.replaceOrAdd(name: name, value: value) }
+        // The origin sees the request's trace (W3C `traceparent`, or whatever the
+        // bootstrapped instrument propagates); with none bootstrapped, nothing is added.
+        if !target.isEndpoint {
+            InstrumentationSystem.instrument.inject(ServiceContext.current ?? .topLevel, into: &requestHeaders, using: TraceHeaderInjector())
+        }
+        let request: HTTPClient.Request
+        do {
+            request = try HTTPClient.Request(url: url.absoluteString, headers: requestHeaders)
+        } catch {
+            throw .invalidURL(url.absoluteString, reason: "\(error)")
+        }
+        let route = clients.client(for: url, trusted: target.isEndpoint)
+        let destination = NetworkFailure.Destination(
+            host: url.host ?? "", port: url.port ?? Self.defaultPort(url), proxy: route.proxy, connectTimeout: limits.connectTimeout)
+        let part = hops.resuming
+        let exchange = HTTPExchange(
+            request, on: route.client, deadline: deadline, logger: logger,
+            limits: .init(keptBytes: limits.maximumResponseBytes, previews: download.previews),
+            planning: { head in Self.plan(for: head, resuming: part, following: !target.isEndpoint) }, onEvent: download.onEvent)
+        do {
+            return Sent(exchange: exchange, head: try await exchange.responseHead(), destination: destination)
+        } catch {
+            // Without a trust store no HTTPS load can work, whatever BoringSSL said.
+            if url.scheme?.lowercased() == "https", let problem = clients.tls.trustStoreProblem {
+                throw .network(NetworkFailure(.trustStoreUnavailable, "cannot check the certificate of \(destination.hostAndPort): \(problem)"))
             }
-            if let part {
-                switch Self.answer(to: part, head: head) {
-                case .rest: break
-                case .whole: resuming = nil
-                case .failed:
-                    if let resumeKey { partials?.keep(part, for: resumeKey) }
-                    resuming = nil
-                case .unusable:
-                    await exchange.drop()
-                    resuming = nil
-                    headers["Range"] = nil
-                    headers["If-Range"] = nil
-                    continue
-                }
+            var mapped = map(error, url: hops.originalURL, destination: destination)
+            if case .network(let failure) = mapped, failure.reason == .certificateNotTrusted, route.proxy == nil {
+                mapped = .network(await CertificateDiagnosis.diagnose(failure, at: destination, now: download.now()))
             }
-            let metadata = HTTPMetadata(
-                etag: head.headers.first(name: "ETag"),
-                lastModified: head.headers.first(name: "Last-Modified"),
-                contentType: head.headers.first(name: "Content-Type"),
-                freshUntil: HTTPFreshness.freshUntil(headers: responseHeaders, receivedAt: now()),
-                cacheControl: HTTPFreshness.cacheControl(headers: responseHeaders, receivedAt: now()),
-                date: head.headers.first(name: "Date").flatMap(HTTPDate.parse), redirects: redirects)
-            if status == 304, cached != nil {
-                await exchange.drop()
-                return .notModified(metadata)
+            throw mapped
+        }
+    }
+
+    /// The answer `sent` carries: not modified, refused, or its whole body (the rest of the
+    /// part `hops` resumes, if any).
+    private func read(
+        _ sent: Sent, hops: DownloadHops, revalidating cached: HTTPMetadata?, asked outgoing: OutgoingRequest, for download: Download
+    ) async throws(MagpieError) -> Outcome {
+        let (head, exchange) = (sent.head, sent.exchange)
+        let status = Int(head.status.code)
+        let responseHeaders = head.headers.map { (name: $0.name, value: $0.value) }
+        let metadata = HTTPMetadata(
+            etag: head.headers.first(name: "ETag"),
+            lastModified: head.headers.first(name: "Last-Modified"),
+            contentType: head.headers.first(name: "Content-Type"),
+            freshUntil: HTTPFreshness.freshUntil(headers: responseHeaders, receivedAt: download.now()),
+            cacheControl: HTTPFreshness.cacheControl(headers: responseHeaders, receivedAt: download.now()),
+            date: head.headers.first(name: "Date").flatMap(HTTPDate.parse), redirects: hops.redirects)
+        if status == 304, cached != nil || Self.carriesConditions(outgoing.headers) {
+            await exchange.drop()
+            if cached != nil { return .notModified(metadata) }
+            throw .notModified(hops.originalURL, metadata)
+        }
+        guard (200..<300).contains(status) else {
+            _ = try? await exchange.body()
+            if status == 429 || status == 503, let header = head.headers.first(name: "Retry-After"), let wait = RetryAfter.wait(header, now: download.now()) {
+                download.onRetryAfter(wait)
             }
-            if status == 304, Self.carriesConditions(outgoing.headers) {
-                await exchange.drop()
-                throw .notModified(originalURL, metadata)
-            }
-            guard (200..<300).contains(status) else {
-                _ = try? await exchange.body()
-                if status == 429 || status == 503, let header = head.headers.first(name: "Retry-After"),
-                    let wait = RetryAfter.wait(header, now: now())
-                {
-                    download.onRetryAfter(wait)
-                }
-                return .refused(status: status, metadata, excerpt: exchange.received)
-            }
-            let expected = Self.expectedLength(of: head, resuming: resuming)
-            let body: [UInt8]
-            do {
-                body = try await exchange.body()
-                if let expected, body.count != expected {
-                    throw MagpieError.network(NetworkFailure(.connectionLost, "the body ended after \(body.count) of \(expected) bytes"))
-                }
-            } catch {
-                let mapped = error as? MagpieError ?? map(error, url: originalURL, destination: destination)
-                keepPartial(exchange.received, of: head.headers, resuming: resuming, expected: expected, key: resumeKey, after: mapped)
-                throw mapped
+            return .refused(status: status, metadata, excerpt: exchange.received)
+        }
+        let resuming = hops.resuming
+        let expected = Self.expectedLength(of: head, resuming: resuming)
+        do {
+            let body = try await exchange.body()
+            if let expected, body.count != expected {
+                throw MagpieError.network(NetworkFailure(.connectionLost, "the body ended after \(body.count) of \(expected) bytes"))
             }
             return .downloaded(body, metadata, resumedFrom: resuming?.bytes.count ?? 0)
+        } catch {
+            let mapped = error as? MagpieError ?? map(error, url: hops.originalURL, destination: sent.destination)
+            keepPartial(exchange.received, of: head.headers, resuming: resuming, expected: expected, key: download.resumeKey, after: mapped)
+            throw mapped
         }
     }
 
@@ -204,21 +188,13 @@ struct DataLoader: Sendable {
     /// loop as the head arrives, before the body's first bytes are read.
     private static func plan(for head: HTTPResponseHead, resuming part: PartialBody?, following: Bool) -> ResponseCollector.BodyPlan {
         let status = Int(head.status.code)
-        if following, isRedirect(head) { return .dropHop }
-        switch part.map({ answer(to: $0, head: head) }) {
+        if following, DownloadHops.isRedirect(head) { return .dropHop }
+        switch part.map({ DownloadHops.answer(to: $0, head: head) }) {
         case .unusable?: return .dropHop
         case _ where !(200..<300).contains(status): return .dropAnswer
         case .rest?: return .keep(prefix: part?.bytes ?? [], expected: part?.total)
         case .whole?, .failed?, nil: return .keep(prefix: [], expected: expectedLength(of: head, resuming: nil))
         }
-    }
-
-    private static func isRedirect(_ head: HTTPResponseHead) -> Bool {
-        [301, 302, 303, 307, 308].contains(head.status.code) && head.headers.contains(name: "Location")
-    }
-
-    private static func answer(to part: PartialBody, head: HTTPResponseHead) -> PartialBody.Answer {
-        part.answer(status: Int(head.status.code), contentRange: head.headers.first(name: "Content-Range"), etag: head.headers.first(name: "ETag"))
     }
 
     /// The whole body's length: the part's total when resuming, else the declared length.
@@ -274,11 +250,6 @@ struct DataLoader: Sendable {
         if Task.isCancelled { return .cancelled }
         if let failure = NetworkFailure(classifying: error, to: destination) { return .network(failure) }
         return .network(NetworkFailure(.other, "exchange with \(destination.hostAndPort) failed: \(error)"))
-    }
-
-    private static func sameOrigin(_ a: URL, _ b: URL) -> Bool {
-        a.scheme?.lowercased() == b.scheme?.lowercased() && a.host?.lowercased() == b.host?.lowercased()
-            && (a.port ?? defaultPort(a)) == (b.port ?? defaultPort(b))
     }
 
     static func defaultPort(_ url: URL) -> Int {

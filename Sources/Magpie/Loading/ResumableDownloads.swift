@@ -24,7 +24,7 @@ public struct ResumableDownloads: Sendable, Hashable {
 }
 
 /// What arrived of one download, and what the retry needs to ask for the rest.
-struct PartialBody: Sendable {
+struct PartialBody: Sendable, Equatable {
     /// The strong validator sent back as `If-Range`.
     enum Validator: Sendable, Hashable {
         case etag(String)
