@@ -32,6 +32,30 @@ static int profile_is_srgb(VipsImage *image) {
     return 0;
 }
 
+// Grey without an interpretation libvips can convert (one band, or grey and alpha): the grey
+// band replicated into three, the alpha kept.
+static int grey_to_rgb(VipsImage *in, int bands, VipsImage **out) {
+    VipsImage *grey = NULL, *rgb = NULL;
+    if (vips_extract_band(in, &grey, 0, NULL)) return -1;
+    VipsImage *triple[3] = {grey, grey, grey};
+    int failed = vips_bandjoin(triple, &rgb, 3, NULL);
+    g_object_unref(grey);
+    if (failed) return -1;
+    if (bands == 1) {
+        *out = rgb;
+        return 0;
+    }
+    VipsImage *alpha = NULL;
+    failed = vips_extract_band(in, &alpha, 1, NULL);
+    if (!failed) {
+        VipsImage *pair[2] = {rgb, alpha};
+        failed = vips_bandjoin(pair, out, 2, NULL);
+        g_object_unref(alpha);
+    }
+    g_object_unref(rgb);
+    return failed;
+}
+
 // Brings any decoded image to sRGB with an alpha band: 8 bits a sample, or with `sixteen`, 16
 // bits a sample (RGB16, the range 0...65535).
 static magpie_status to_rgba(VipsImage *in, int sixteen, VipsImage **out, char *error, size_t error_length) {
@@ -75,25 +99,7 @@ static magpie_status to_rgba(VipsImage *in, int sixteen, VipsImage **out, char *
     }
     int bands = vips_image_get_bands(current);
     if (bands == 1 || bands == 2) {
-        // Grey without an interpretation libvips can convert: replicate the grey band.
-        VipsImage *grey = NULL, *rgb = NULL;
-        if (vips_extract_band(current, &grey, 0, NULL)) goto fail;
-        VipsImage *triple[3] = {grey, grey, grey};
-        int joined = vips_bandjoin(triple, &rgb, 3, NULL);
-        g_object_unref(grey);
-        if (joined) goto fail;
-        if (bands == 2) {
-            VipsImage *alpha = NULL, *pair[2];
-            if (vips_extract_band(current, &alpha, 1, NULL)) { g_object_unref(rgb); goto fail; }
-            pair[0] = rgb;
-            pair[1] = alpha;
-            joined = vips_bandjoin(pair, &next, 2, NULL);
-            g_object_unref(alpha);
-            g_object_unref(rgb);
-            if (joined) goto fail;
-        } else {
-            next = rgb;
-        }
+        if (grey_to_rgb(current, bands, &next)) goto fail;
         g_object_unref(current);
         current = next;
         bands = vips_image_get_bands(current);

@@ -129,10 +129,140 @@ static void exact_box(const magpie_header *source, int *width, int *height) {
     *height = *height > 0 && *height < upright_height ? *height : upright_height;
 }
 
+// The source's declared size within the limit, and the bytes fit to be opened: a preview is
+// made from a JPEG only, a PNG's chunks and a GIF's blocks are checked first.
+static magpie_status check_source(const void *data, size_t length, const magpie_decode_options *options, const magpie_image *image,
+                                  char *error, size_t error_length) {
+    uint64_t declared = (uint64_t)image->source.width * (uint64_t)image->source.height;
+    if (options->max_pixels > 0 && declared > options->max_pixels) {
+        char text[160];
+        g_snprintf(text, sizeof text, "the image declares %dx%d pixels, more than the limit of %llu", image->source.width,
+                   image->source.height, (unsigned long long)options->max_pixels);
+        magpie_set_error(error, error_length, text);
+        return MAGPIE_STATUS_TOO_MANY_PIXELS;
+    }
+    const magpie_format format = image->source.format;
+    if (options->partial && format != MAGPIE_FORMAT_JPEG) {
+        magpie_set_error(error, error_length, "previews are made from JPEG only");
+        return MAGPIE_STATUS_UNSUPPORTED;
+    }
+    if (format == MAGPIE_FORMAT_PNG && magpie_png_check_data(data, length, error, error_length) != MAGPIE_STATUS_OK)
+        return MAGPIE_STATUS_FAILED;
+    if (format == MAGPIE_FORMAT_GIF) return validate_gif(data, length, error, error_length);
+    return MAGPIE_STATUS_OK;
+}
+
+// Whether the source is decoded as an animation, and how many of its frames (-1: all): an
+// animation too large for the limits is refused, or decoded as its first frame where the
+// options allow; a GIF cut short keeps its whole frames.
+static magpie_status animation_frames(const void *data, size_t length, const magpie_decode_options *options, const magpie_image *image,
+                                      int *animated, int *frames_to_load, char *error, size_t error_length) {
+    magpie_format format = image->source.format;
+    *frames_to_load = -1;
+    *animated = options->all_frames && !options->partial && image->source.pages > 1 &&
+                (format == MAGPIE_FORMAT_GIF || format == MAGPIE_FORMAT_WEBP);
+    if (!*animated) return MAGPIE_STATUS_OK;
+    magpie_status status = check_animation(&image->source, options, error, error_length);
+    if (status != MAGPIE_STATUS_OK) {
+        if (!options->first_frame_when_too_large) return status;
+        *animated = 0;
+        if (error && error_length) error[0] = '\0';
+        return MAGPIE_STATUS_OK;
+    }
+    if (format == MAGPIE_FORMAT_GIF) {
+        int whole = magpie_gif_complete_frames(data, length);
+        // One whole frame is a still; none (the first frame cut off) is decoded like any
+        // truncated image.
+        if (whole < image->source.pages && whole < 2) *animated = 0;
+        else if (whole < image->source.pages) *frames_to_load = whole;
+    }
+    return MAGPIE_STATUS_OK;
+}
+
+// A thumbnail of the still: opened by Magpie's own loaders where libvips' thumbnail cannot
+// choose (a JPEG at a reduced scale, HEIF sequences, HEVC, a dense SVG, formats decoded outside
+// libvips) and thumbnailed, or thumbnailed by libvips from the bytes.
+static magpie_status open_thumbnail(const void *data, size_t length, const magpie_decode_options *options, const magpie_image *image,
+                                    VipsAccess access, VipsFailOn fail_on, VipsImage **decoded, char *error, size_t error_length) {
+    const magpie_format format = image->source.format;
+    const int is_jpeg = format == MAGPIE_FORMAT_JPEG, fill = options->fit == MAGPIE_FIT_FILL, exact = options->fit == MAGPIE_FIT_EXACT;
+    const int width = options->target_width > 0 ? options->target_width : VIPS_MAX_COORD;
+    const int height = options->target_height > 0 ? options->target_height : VIPS_MAX_COORD;
+    // A thumbnail that may enlarge neither side: exact_box has made the box no larger.
+    const VipsSize size = exact ? VIPS_SIZE_FORCE : VIPS_SIZE_DOWN;
+    const VipsInteresting crop = fill ? VIPS_INTERESTING_CENTRE : VIPS_INTERESTING_NONE;
+    // An SVG with a density of its own is drawn by magpie_open_image (vips_thumbnail_buffer
+    // would set the loader's scale over it) and then shrunk.
+    const int dense_svg = format == MAGPIE_FORMAT_SVG && options->vector_dpi > 0;
+    const int heif_sequence = magpie_is_heif(format) && magpie_is_heif_sequence(data, length);
+    int failed;
+    if (is_jpeg || heif_sequence || format == MAGPIE_FORMAT_HEIF || dense_svg || magpie_is_decoded_outside_libvips(format)) {
+        // HEIF sequences: vips_thumbnail_buffer would pick the (blocked) ImageMagick loader;
+        // HEVC: libvips may have no decoder for it (heif_hevc.c); BMP, ICO, JPEG XL: it has none.
+        VipsImage *loaded = NULL;
+        int shrink = is_jpeg ? jpeg_shrink_for_box(&image->source, options->target_width, options->target_height, fill || exact) : 1;
+        // At 1/8 a progressive JPEG needs only its DC scans; `loaded` stays NULL otherwise.
+        if (shrink == 8 && !options->partial) magpie_jpeg_dc_open(data, length, image->source.orientation, &loaded);
+        if (!loaded)
+            loaded = is_jpeg ? magpie_open_shrunk_jpeg(data, length, shrink, access, fail_on)
+                             : magpie_open_image(data, length, format, access, fail_on, options->vector_dpi);
+        if (!loaded) {
+            magpie_take_error(error, error_length, "decoding failed");
+            return MAGPIE_STATUS_FAILED;
+        }
+        failed = vips_thumbnail_image(loaded, decoded, width, "height", height, "size", size, "crop", crop, NULL);
+        g_object_unref(loaded);
+    } else {
+        failed = vips_thumbnail_buffer((void *)data, length, decoded, width, "height", height, "size", size, "crop", crop, "fail_on",
+                                       fail_on, NULL);
+    }
+    if (!failed) return MAGPIE_STATUS_OK;
+    magpie_take_error(error, error_length, "decoding failed");
+    return MAGPIE_STATUS_FAILED;
+}
+
+// The whole still, upright: at a reduced scale where the resize that follows allows one
+// (`full_width` and `full_height` then say the whole size).
+static magpie_status open_whole(const void *data, size_t length, const magpie_decode_options *options, magpie_image *image,
+                                VipsAccess access, VipsFailOn fail_on, VipsImage **decoded, char *error, size_t error_length) {
+    const magpie_format format = image->source.format;
+    VipsImage *loaded = NULL;
+    if (!options->partial && !(magpie_is_heif(format) && magpie_is_heif_sequence(data, length)))
+        loaded = magpie_open_for_resize(data, length, &image->source, options, access, fail_on, &image->full_width, &image->full_height);
+    if (!loaded) loaded = magpie_open_image(data, length, format, access, fail_on, options->vector_dpi);
+    if (!loaded) {
+        magpie_take_error(error, error_length, "decoding failed");
+        return MAGPIE_STATUS_FAILED;
+    }
+    int rotated = vips_autorot(loaded, decoded, NULL);
+    g_object_unref(loaded);
+    if (!rotated) return MAGPIE_STATUS_OK;
+    magpie_take_error(error, error_length, "applying the EXIF orientation failed");
+    return MAGPIE_STATUS_FAILED;
+}
+
+// The decoded still as the bitmap's pipeline: RGBA of 8 bits a sample, or 16 where kept.
+static magpie_status finish_still(VipsImage *decoded, const magpie_decode_options *options, magpie_image *image, char *error,
+                                  size_t error_length) {
+    VipsImage *rgba = NULL;
+    int sample_bytes = 1;
+    image->added_alpha = !vips_image_hasalpha(decoded);
+    image->grey_source = vips_image_get_bands(decoded) <= 2;
+    magpie_status converted = options->keep_high_depth ? magpie_to_rgba_keeping_depth(decoded, &rgba, &sample_bytes, error, error_length)
+                                                       : magpie_to_rgba8(decoded, &rgba, error, error_length);
+    image->sample_bytes = sample_bytes;
+    if (converted != MAGPIE_STATUS_OK) return converted;
+    // Nothing is decoded yet: libvips runs the pipeline when magpie_render asks for pixels.
+    image->handle = rgba;
+    image->width = vips_image_get_width(rgba);
+    image->height = vips_image_get_height(rgba);
+    return MAGPIE_STATUS_OK;
+}
+
 magpie_status magpie_decode(const void *data, size_t length, const magpie_decode_options *options,
                   magpie_image *image, char *error, size_t error_length) {
     memset(image, 0, sizeof *image);
-    int status = magpie_read_header(data, length, options->vector_dpi, &image->source, error, error_length);
+    magpie_status status = magpie_read_header(data, length, options->vector_dpi, &image->source, error, error_length);
     if (status != MAGPIE_STATUS_OK) return status;
     magpie_decode_options adjusted = *options;
     int thumbnail = adjusted.target_width > 0 || adjusted.target_height > 0;
@@ -142,7 +272,8 @@ magpie_status magpie_decode(const void *data, size_t length, const magpie_decode
     }
     if (thumbnail && adjusted.fit == MAGPIE_FIT_EXACT) exact_box(&image->source, &adjusted.target_width, &adjusted.target_height);
     options = &adjusted;
-    if (image->source.format == MAGPIE_FORMAT_GIF) {
+    const magpie_format format = image->source.format;
+    if (format == MAGPIE_FORMAT_GIF) {
         size_t patched_length = 0;
         unsigned char *patched = magpie_gif_with_default_palette(data, length, &patched_length);
         if (patched) {
@@ -151,132 +282,28 @@ magpie_status magpie_decode(const void *data, size_t length, const magpie_decode
             length = patched_length;
         }
     }
-    const uint64_t max_pixels = options->max_pixels;
-    const int target_width = options->target_width, target_height = options->target_height;
-    const int fill = options->fit == MAGPIE_FIT_FILL, exact = options->fit == MAGPIE_FIT_EXACT, partial = options->partial;
-    // A thumbnail that may enlarge neither side: exact_box has made the box no larger.
-    const VipsSize size = exact ? VIPS_SIZE_FORCE : VIPS_SIZE_DOWN;
-
-    uint64_t declared = (uint64_t)image->source.width * (uint64_t)image->source.height;
-    if (max_pixels > 0 && declared > max_pixels) {
-        char text[160];
-        g_snprintf(text, sizeof text, "the image declares %dx%d pixels, more than the limit of %llu",
-                   image->source.width, image->source.height, (unsigned long long)max_pixels);
-        magpie_set_error(error, error_length, text);
-        return MAGPIE_STATUS_TOO_MANY_PIXELS;
-    }
-
-    const magpie_format format = image->source.format;
-    int is_jpeg = format == MAGPIE_FORMAT_JPEG;
-    if (partial && !is_jpeg) {
-        magpie_set_error(error, error_length, "previews are made from JPEG only");
-        return MAGPIE_STATUS_UNSUPPORTED;
-    }
-    int is_png = format == MAGPIE_FORMAT_PNG;
-    int is_gif = format == MAGPIE_FORMAT_GIF;
-    if (is_png && magpie_png_check_data(data, length, error, error_length) != MAGPIE_STATUS_OK) return MAGPIE_STATUS_FAILED;
-    if (is_gif && (status = validate_gif(data, length, error, error_length)) != MAGPIE_STATUS_OK) return status;
+    if ((status = check_source(data, length, options, image, error, error_length)) != MAGPIE_STATUS_OK) return status;
     // libnsgif reports corrupt frame data only as a warning.
-    VipsFailOn fail_on = partial ? VIPS_FAIL_ON_NONE : is_gif ? VIPS_FAIL_ON_WARNING : VIPS_FAIL_ON_ERROR;
+    VipsFailOn fail_on = options->partial ? VIPS_FAIL_ON_NONE : format == MAGPIE_FORMAT_GIF ? VIPS_FAIL_ON_WARNING : VIPS_FAIL_ON_ERROR;
     image->frames = 1;
-    int animated = options->all_frames && !partial && image->source.pages > 1 &&
-                   (is_gif || format == MAGPIE_FORMAT_WEBP);
-    if (animated && (status = check_animation(&image->source, options, error, error_length)) != MAGPIE_STATUS_OK) {
-        if (!options->first_frame_when_too_large) return status;
-        animated = 0;
-        if (error && error_length) error[0] = '\0';
-    }
-    int frames_to_load = -1;
-    if (animated && is_gif) {
-        int whole = magpie_gif_complete_frames(data, length);
-        // One whole frame is a still; none (the first frame cut off) is decoded below like
-        // any truncated image.
-        if (whole < image->source.pages && whole < 2) animated = 0;
-        else if (whole < image->source.pages) frames_to_load = whole;
-    }
+    int animated, frames_to_load;
+    status = animation_frames(data, length, options, image, &animated, &frames_to_load, error, error_length);
+    if (status != MAGPIE_STATUS_OK) return status;
     if (animated) return decode_animation(data, length, options, frames_to_load, fail_on, image, error, error_length);
-    if (is_gif && !partial) {
+    if (format == MAGPIE_FORMAT_GIF && !options->partial) {
         // The first frame cut short shows the rows that arrived, as browsers and Pillow show
         // them; frame data that is all there but corrupt still fails.
         int partial_first_frame = 0;
         if (magpie_gif_scan(data, length, &partial_first_frame) == 0 && partial_first_frame) fail_on = VIPS_FAIL_ON_NONE;
     }
     // Streaming (sequential) reads save memory, but rotation and HEIF need random access.
-    int sequential = image->source.orientation == 1 && (is_png || is_jpeg);
+    int sequential = image->source.orientation == 1 && (format == MAGPIE_FORMAT_PNG || format == MAGPIE_FORMAT_JPEG);
     VipsAccess access = sequential ? VIPS_ACCESS_SEQUENTIAL : VIPS_ACCESS_RANDOM;
-
     VipsImage *decoded = NULL;
-    int heif_sequence = magpie_is_heif(format) && magpie_is_heif_sequence(data, length);
-    int hevc = format == MAGPIE_FORMAT_HEIF;
-    // An SVG with a density of its own is drawn by magpie_open_image (vips_thumbnail_buffer
-    // would set the loader's scale over it) and then shrunk.
-    int dense_svg = format == MAGPIE_FORMAT_SVG && options->vector_dpi > 0;
-    if (thumbnail && (is_jpeg || heif_sequence || hevc || dense_svg || magpie_is_decoded_outside_libvips(format))) {
-        // HEIF sequences: vips_thumbnail_buffer would pick the (blocked) ImageMagick loader;
-        // HEVC: libvips may have no decoder for it (heif_hevc.c); BMP, ICO, JPEG XL: it has none.
-        VipsImage *loaded = NULL;
-        int shrink = is_jpeg ? jpeg_shrink_for_box(&image->source, target_width, target_height, fill || exact) : 1;
-        // At 1/8 a progressive JPEG needs only its DC scans; `loaded` stays NULL otherwise.
-        if (shrink == 8 && !partial) magpie_jpeg_dc_open(data, length, image->source.orientation, &loaded);
-        if (!loaded)
-            loaded = is_jpeg ? magpie_open_shrunk_jpeg(data, length, shrink, access, fail_on)
-                             : magpie_open_image(data, length, format, access, fail_on, options->vector_dpi);
-        if (!loaded) {
-            magpie_take_error(error, error_length, "decoding failed");
-            return MAGPIE_STATUS_FAILED;
-        }
-        int width = target_width > 0 ? target_width : VIPS_MAX_COORD;
-        int height = target_height > 0 ? target_height : VIPS_MAX_COORD;
-        int failed = vips_thumbnail_image(loaded, &decoded, width, "height", height, "size", size,
-                                          "crop", fill ? VIPS_INTERESTING_CENTRE : VIPS_INTERESTING_NONE, NULL);
-        g_object_unref(loaded);
-        if (failed) {
-            magpie_take_error(error, error_length, "decoding failed");
-            return MAGPIE_STATUS_FAILED;
-        }
-    } else if (thumbnail) {
-        int width = target_width > 0 ? target_width : VIPS_MAX_COORD;
-        int height = target_height > 0 ? target_height : VIPS_MAX_COORD;
-        if (vips_thumbnail_buffer((void *)data, length, &decoded, width,
-                                  "height", height,
-                                  "size", size,
-                                  "crop", fill ? VIPS_INTERESTING_CENTRE : VIPS_INTERESTING_NONE,
-                                  "fail_on", fail_on,
-                                  NULL)) {
-            magpie_take_error(error, error_length, "decoding failed");
-            return MAGPIE_STATUS_FAILED;
-        }
-    } else {
-        VipsImage *loaded = NULL;
-        if (!partial && !heif_sequence)
-            loaded = magpie_open_for_resize(data, length, &image->source, options, access, fail_on, &image->full_width,
-                                            &image->full_height);
-        if (!loaded) loaded = magpie_open_image(data, length, format, access, fail_on, options->vector_dpi);
-        if (!loaded) {
-            magpie_take_error(error, error_length, "decoding failed");
-            return MAGPIE_STATUS_FAILED;
-        }
-        int rotated = vips_autorot(loaded, &decoded, NULL);
-        g_object_unref(loaded);
-        if (rotated) {
-            magpie_take_error(error, error_length, "applying the EXIF orientation failed");
-            return MAGPIE_STATUS_FAILED;
-        }
-    }
-
-    VipsImage *rgba = NULL;
-    int sample_bytes = 1;
-    image->added_alpha = !vips_image_hasalpha(decoded);
-    image->grey_source = vips_image_get_bands(decoded) <= 2;
-    magpie_status converted = options->keep_high_depth
-        ? magpie_to_rgba_keeping_depth(decoded, &rgba, &sample_bytes, error, error_length)
-        : magpie_to_rgba8(decoded, &rgba, error, error_length);
+    status = thumbnail ? open_thumbnail(data, length, options, image, access, fail_on, &decoded, error, error_length)
+                       : open_whole(data, length, options, image, access, fail_on, &decoded, error, error_length);
+    if (status != MAGPIE_STATUS_OK) return status;
+    status = finish_still(decoded, options, image, error, error_length);
     g_object_unref(decoded);
-    image->sample_bytes = sample_bytes;
-    if (converted != MAGPIE_STATUS_OK) return converted;
-    // Nothing is decoded yet: libvips runs the pipeline when magpie_render asks for pixels.
-    image->handle = rgba;
-    image->width = vips_image_get_width(rgba);
-    image->height = vips_image_get_height(rgba);
-    return MAGPIE_STATUS_OK;
+    return status;
 }

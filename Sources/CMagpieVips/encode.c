@@ -76,6 +76,70 @@ magpie_status magpie_encode_image(VipsImage *image, const unsigned char *pixels,
     return magpie_encode_decided(image, pixels, width, height, opaque, grey, options, output, output_length, error, error_length);
 }
 
+// PNG or TIFF, in the fewest bands that hold the image. TIFF: Deflate, lossless and read by
+// every TIFF reader; quality applies to none of it.
+static int save_lossless(VipsImage *image, int grey, int opaque, int sixteen, const magpie_encode_options *options, int strip,
+                         void **buffer, size_t *size) {
+    VipsImage *banded = NULL;
+    if (fewest_bands(image, grey, opaque, sixteen, &banded)) return -1;
+    int failed = options->format == MAGPIE_FORMAT_PNG
+                     ? vips_pngsave_buffer(banded, buffer, size, "strip", strip, "bitdepth", sixteen ? 16 : 8, NULL)
+                     : vips_tiffsave_buffer(banded, buffer, size, "compression", VIPS_FOREIGN_TIFF_COMPRESSION_DEFLATE, "strip", strip, NULL);
+    g_object_unref(banded);
+    return failed;
+}
+
+static int save_jpeg(VipsImage *image, int grey, int opaque, const magpie_encode_options *options, int strip, void **buffer,
+                     size_t *size) {
+    VipsImage *flat = NULL, *written_bands = NULL;
+    int failed;
+    if (opaque) {
+        // Nothing to flatten: the colour bands as they are, without flatten's float pass.
+        failed = vips_extract_band(image, &flat, 0, "n", 3, NULL);
+    } else {
+        VipsArrayDouble *background = vips_array_double_new(options->background, 3);
+        failed = vips_flatten(image, &flat, "background", background, NULL);
+        vips_area_unref(VIPS_AREA(background));
+    }
+    // Grey stays grey (one component) where what shows through is grey too.
+    int grey_background = options->background[0] == options->background[1] && options->background[0] == options->background[2];
+    if (!failed && grey && (opaque || grey_background)) {
+        VipsImage *level = NULL;
+        failed = vips_extract_band(flat, &level, 0, NULL) || vips_copy(level, &written_bands, "interpretation", VIPS_INTERPRETATION_B_W, NULL);
+        if (level) g_object_unref(level);
+    } else if (!failed) {
+        written_bands = flat;
+        g_object_ref(written_bands);
+    }
+    if (!failed)
+        failed = vips_jpegsave_buffer(written_bands, buffer, size, "Q", options->quality, "interlace", options->progressive, "strip", strip, NULL);
+    if (written_bands) g_object_unref(written_bands);
+    if (flat) g_object_unref(flat);
+    return failed;
+}
+
+// An animation at effort 2 of 0-6 (libwebp's method): for every frame, libwebp's animation
+// encoder tries a sub-frame and a full frame, and from method 3 up each with its rate-distortion
+// search. At 2, files 3-5% larger than at libvips' default 4 and still no larger than Pillow's
+// (whose animated save uses method 0); the 100-frame benchmark went from 0.92 to 0.72-0.77 of
+// Pillow's time (issue 38, BENCHMARKS.md). Stills keep 4: one frame costs little either way.
+static int save_webp(VipsImage *image, int animated, const magpie_encode_options *options, int strip, void **buffer, size_t *size) {
+    if (options->lossless) return vips_webpsave_buffer(image, buffer, size, "lossless", TRUE, "strip", strip, NULL);
+    return vips_webpsave_buffer(image, buffer, size, "Q", options->quality, "strip", strip, "effort", animated ? 2 : 4, NULL);
+}
+
+// An opaque image is written without its alpha plane, which would only add bytes. Effort 2 of
+// 0-9: the default, 4, takes about twice as long for files a few per cent smaller, too slow for
+// images made per request.
+static int save_avif(VipsImage *image, int opaque, const magpie_encode_options *options, int strip, void **buffer, size_t *size) {
+    VipsImage *colour = NULL;
+    if (opaque ? vips_extract_band(image, &colour, 0, "n", 3, NULL) : vips_copy(image, &colour, NULL)) return -1;
+    int failed = vips_heifsave_buffer(colour, buffer, size, "Q", options->quality, "compression", VIPS_FOREIGN_HEIF_COMPRESSION_AV1,
+                                      "effort", 2, "strip", strip, NULL);
+    g_object_unref(colour);
+    return failed;
+}
+
 magpie_status magpie_encode_decided(VipsImage *image, const unsigned char *pixels, int width, int height, int opaque, int grey,
                                     const magpie_encode_options *options, unsigned char **output, size_t *output_length,
                                     char *error, size_t error_length) {
@@ -101,77 +165,14 @@ magpie_status magpie_encode_decided(VipsImage *image, const unsigned char *pixel
     if (!strip) vips_image_set_string(image, "exif-ifd0-Copyright", options->copyright);
     switch (options->format) {
     case MAGPIE_FORMAT_PNG:
-    case MAGPIE_FORMAT_TIFF: {
-        VipsImage *banded = NULL;
-        failed = fewest_bands(image, grey, opaque, sixteen, &banded);
-        if (!failed) {
-            // TIFF: Deflate, lossless and read by every TIFF reader; quality applies to none of it.
-            failed = options->format == MAGPIE_FORMAT_PNG
-                         ? vips_pngsave_buffer(banded, &buffer, &size, "strip", strip, "bitdepth", sixteen ? 16 : 8, NULL)
-                         : vips_tiffsave_buffer(banded, &buffer, &size, "compression", VIPS_FOREIGN_TIFF_COMPRESSION_DEFLATE, "strip", strip,
-                                                NULL);
-            g_object_unref(banded);
-        }
-        break;
-    }
-    case MAGPIE_FORMAT_JPEG: {
-        VipsImage *flat = NULL, *written_bands = NULL;
-        if (opaque) {
-            // Nothing to flatten: the colour bands as they are, without flatten's float pass.
-            failed = vips_extract_band(image, &flat, 0, "n", 3, NULL);
-        } else {
-            VipsArrayDouble *background = vips_array_double_new(options->background, 3);
-            failed = vips_flatten(image, &flat, "background", background, NULL);
-            vips_area_unref(VIPS_AREA(background));
-        }
-        // Grey stays grey (one component) where what shows through is grey too.
-        int grey_background = options->background[0] == options->background[1] && options->background[0] == options->background[2];
-        if (!failed && grey && (opaque || grey_background)) {
-            VipsImage *level = NULL;
-            failed = vips_extract_band(flat, &level, 0, NULL) ||
-                     vips_copy(level, &written_bands, "interpretation", VIPS_INTERPRETATION_B_W, NULL);
-            if (level) g_object_unref(level);
-        } else if (!failed) {
-            written_bands = flat;
-            g_object_ref(written_bands);
-        }
-        if (!failed) {
-            failed = vips_jpegsave_buffer(written_bands, &buffer, &size, "Q", quality, "interlace", options->progressive, "strip", strip,
-                                          NULL);
-        }
-        if (written_bands) g_object_unref(written_bands);
-        if (flat) g_object_unref(flat);
-        break;
-    }
-    case MAGPIE_FORMAT_WEBP: {
-        // An animation at effort 2 of 0-6 (libwebp's method): for every frame, libwebp's animation
-        // encoder tries a sub-frame and a full frame, and from method 3 up each with its
-        // rate-distortion search. At 2, files 3-5% larger than at libvips' default 4 and still no
-        // larger than Pillow's (whose animated save uses method 0); the 100-frame benchmark went
-        // from 0.92 to 0.72-0.77 of Pillow's time (issue 38, BENCHMARKS.md). Stills keep 4: one
-        // frame costs little either way.
-        int effort = animated ? 2 : 4;
-        failed = options->lossless ? vips_webpsave_buffer(image, &buffer, &size, "lossless", TRUE, "strip", strip, NULL)
-                                   : vips_webpsave_buffer(image, &buffer, &size, "Q", quality, "strip", strip, "effort", effort, NULL);
-        break;
-    }
+    case MAGPIE_FORMAT_TIFF: failed = save_lossless(image, grey, opaque, sixteen, options, strip, &buffer, &size); break;
+    case MAGPIE_FORMAT_JPEG: failed = save_jpeg(image, grey, opaque, options, strip, &buffer, &size); break;
+    case MAGPIE_FORMAT_WEBP: failed = save_webp(image, animated, options, strip, &buffer, &size); break;
     case MAGPIE_FORMAT_GIF:
         failed = options->gif_effort > 0 ? vips_gifsave_buffer(image, &buffer, &size, "effort", options->gif_effort, NULL)
                                          : vips_gifsave_buffer(image, &buffer, &size, NULL);
         break;
-    case MAGPIE_FORMAT_AVIF: {
-        // An opaque image is written without its alpha plane, which would
-        // only add bytes. Effort 2 of 0-9: the default, 4, takes about twice as long for files
-        // a few per cent smaller, too slow for images made per request.
-        VipsImage *colour = NULL;
-        failed = opaque ? vips_extract_band(image, &colour, 0, "n", 3, NULL) : vips_copy(image, &colour, NULL);
-        if (!failed) {
-            failed = vips_heifsave_buffer(colour, &buffer, &size, "Q", quality, "compression", VIPS_FOREIGN_HEIF_COMPRESSION_AV1,
-                                          "effort", 2, "strip", strip, NULL);
-            g_object_unref(colour);
-        }
-        break;
-    }
+    case MAGPIE_FORMAT_AVIF: failed = save_avif(image, opaque, options, strip, &buffer, &size); break;
     case MAGPIE_FORMAT_HEIF:
     case MAGPIE_FORMAT_JXL: {
         int keep_alpha = !opaque;
@@ -195,4 +196,3 @@ magpie_status magpie_encode_decided(VipsImage *image, const unsigned char *pixel
     *output_length = size;
     return MAGPIE_STATUS_OK;
 }
-

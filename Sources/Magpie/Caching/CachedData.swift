@@ -8,6 +8,9 @@ public struct CachedData: Sendable, Equatable {
     public var data: [UInt8]
     /// What the server said about the payload.
     public var metadata: HTTPMetadata
+    /// Whether it was read from the shared store (``SharedStore``: what a replica, perhaps
+    /// another, wrote there) rather than this machine's own disk.
+    public var isShared = false
 
     /// Creates an entry.
     public init(key: String, data: [UInt8], metadata: HTTPMetadata) {

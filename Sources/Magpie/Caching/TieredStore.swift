@@ -12,8 +12,9 @@ final class TieredStore: OriginalStoring, VariantStoring {
 
     func entry(for key: String) async -> CachedData? {
         if let hit = await near?.entry(for: key) { return hit }
-        guard let shared = await far.entry(for: key) else { return nil }
+        guard var shared = await far.entry(for: key) else { return nil }
         near?.store(shared)
+        shared.isShared = true
         return shared
     }
 
@@ -34,8 +35,9 @@ final class TieredStore: OriginalStoring, VariantStoring {
 
     func variantEntry(for key: String, variant: String) async -> CachedData? {
         if let hit = await near?.variantEntry(for: key, variant: variant) { return hit }
-        guard let shared = await far.variantEntry(for: key, variant: variant) else { return nil }
+        guard var shared = await far.variantEntry(for: key, variant: variant) else { return nil }
         near?.storeVariant(shared.data, for: key, variant: variant, metadata: shared.metadata)
+        shared.isShared = true
         return shared
     }
 

@@ -29,9 +29,10 @@ public struct EncodedImage: Sendable {
     /// How long each stage took for the work that made it (none for a cache hit).
     package var timings = StageTimings()
 
-    /// A cache of encoded images.
+    /// A cache of encoded images: this process's memory, this machine's disk, or the store
+    /// replicas share (``SharedStore``).
     public enum Cache: String, Sendable, Hashable, CaseIterable {
-        case memory, disk
+        case memory, disk, shared
     }
 
     init(

@@ -36,11 +36,19 @@ extension ImagePipeline {
         return PreparedEncoding(request: request, keys: keys, work: keys.encodeWork(encoding))
     }
 
+    /// `request` prepared again in place of `earlier` (a mark fetched since changed its
+    /// processors), keeping the original `earlier` holds when the source is the same.
+    package func prepare(_ request: ImageRequest, encoding: EncodingRequest, replacing earlier: PreparedEncoding) -> PreparedEncoding {
+        var prepared = prepare(request, encoding: encoding)
+        if prepared.keys.dataWork == earlier.keys.dataWork { prepared.original = earlier.original }
+        return prepared
+    }
+
     /// The encoded image of a prepared request, without looking in memory first (the caller
     /// did; the work looks again only when it starts, for a result finished meanwhile).
     package func encodedImage(for prepared: PreparedEncoding, onJoin: (@Sendable () -> Void)?) async throws(MagpieError) -> EncodedImage {
         do {
-            let input = StageInput(request: prepared.request, keys: prepared.keys, arrival: scheduler.arrival())
+            let input = StageInput(request: prepared.request, keys: prepared.keys, arrival: scheduler.arrival(), original: prepared.original)
             try context.validate(input)
             let (task, joined) = encodeStage.task(for: input, key: prepared.work)
             if joined { onJoin?() }
@@ -74,6 +82,18 @@ extension ImagePipeline {
     package func isEncoding(_ prepared: PreparedEncoding) -> Bool {
         encodeStage.stage.isRunning(prepared.work)
     }
+
+    /// Waits for the original of `prepared` when its download (or disk read) is running now,
+    /// joining it without starting any work, and keeps it in `prepared`, whose image is then
+    /// made from it: a server admits its requests one slot at a time, and a request queued
+    /// behind others for the same source would otherwise load it again once the running load
+    /// had ended (with no disk cache, once a batch of slots). Whether it waited for one.
+    package func joinRunningOriginal(of prepared: inout PreparedEncoding) async -> Bool {
+        let input = StageInput(request: prepared.request, keys: prepared.keys, arrival: scheduler.arrival())
+        guard (try? context.validate(input)) != nil, let running = fetchStage.running(for: input) else { return false }
+        prepared.original = try? await running.value(priority: prepared.request.priority)
+        return true
+    }
 }
 
 /// A request for encoded bytes and its keys (``ImagePipeline/prepare(_:encoding:)``).
@@ -81,6 +101,8 @@ package struct PreparedEncoding: Sendable {
     package let request: ImageRequest
     let keys: RequestKeys
     let work: EncodeWorkKey
+    /// The original, once a running load of it was joined (``ImagePipeline/joinRunningOriginal(of:)``).
+    var original: LoadedData?
 
     /// The result's key in the caches.
     package var storedKey: EncodedImageKey { work.stored }

@@ -25,7 +25,7 @@ public final class ImagePipeline: Sendable {
 
     private let clients: OutboundClients
     let context: PipelineContext
-    private let fetchStage: FetchOriginalData
+    let fetchStage: FetchOriginalData
     private let decodeStage: DecodeImage
     private let processStage: ProcessImage
     private let loadStage: LoadImage

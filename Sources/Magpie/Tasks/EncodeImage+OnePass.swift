@@ -48,60 +48,11 @@ extension EncodeImage {
         defer { span?.end() }
         let outcome: OnePass
         do throws(MagpieError) {
+            let processors = request.processors
             outcome = try await context.admitted(decoding, clock: shared.clock) { () throws(MagpieError) -> OnePass in
-                let validator = EncodedImage.validator(of: bytes, metadata: metadata)
-                // An animation's frames are planned at the decode: not worth preparing twice.
-                if let rest, let header = decoding.header, header.pages <= 1 || !ImageFormat(shimCode: header.format).isAnimatable {
-                    let format = encoding.format(for: OpaqueStill(), source: ImageFormat(shimCode: header.format))
-                    let crop: ImageProcessors.Crop.Area? = if case .crop(let area) = rest { area } else { nil }
-                    let encoder = encoding.encoder(quality: encoding.quality(for: format))
-                    let start = ContinuousClock.now
-                    if let (encoded, size) = VipsDecoder().encodeInOnePass(bytes, options: decoding.options, crop: crop, encoder: encoder, as: format) {
-                        let took = ContinuousClock.now - start
-                        recorder.record(.encodedInOnePass(took))
-                        // The one libvips pipeline is timed as the decode: most of it is.
-                        var timings = StageTimings()
-                        timings.add(took, to: .decode)
-                        return .encoded(encoded, format, validator: validator, size: size, onePass: true, timings: timings)
-                    }
-                }
-                var timings = StageTimings()
-                var image: DecodedImage
-                var encodedAlongside: (bytes: [UInt8], format: ImageFormat)?
-                var start = ContinuousClock.now
-                do throws(MagpieError) {
-                    if rest == .nothing, let header = decoding.header, let format = Self.animationFormat(of: header, encoding: encoding) {
-                        let decoded = try VipsDecoder().decode(
-                            bytes, options: decoding.options, encodingAlongside: (encoding.encoder(quality: encoding.quality(for: format)), format))
-                        image = decoded.image
-                        encodedAlongside = decoded.encoded.map { ($0, format) }
-                    } else {
-                        image = try decoder.decode(bytes, options: decoding.options)
-                    }
-                } catch {
-                    return .undecodable(error)
-                }
-                let took = ContinuousClock.now - start
-                timings.add(took, to: .decode)
-                // The choice made before the decode holds if the image turned out as assumed
-                // (an animation, not its first frame alone): then the bytes are the encoder's
-                // on this image, and the layout, which the decode went straight to, has
-                // nothing left to do.
-                if let encodedAlongside, encoding.format(for: image, source: image.sourceFormat) == encodedAlongside.format {
-                    recorder.record(.encodedWhileDecoding(took))
-                    let size = DecodedImage.Size(width: image.width, height: image.height)
-                    return .encoded(encodedAlongside.bytes, encodedAlongside.format, validator: validator, size: size, onePass: false, timings: timings)
-                }
-                recorder.record(.decoded(took))
-                for processor in request.processors {
-                    start = ContinuousClock.now
-                    image = try ProcessImage.run(processor, on: image)
-                    timings.add(ContinuousClock.now - start, to: .process)
-                    recorder.record(.processed(ContinuousClock.now - start))
-                }
-                let format = encoding.format(for: image, source: image.sourceFormat)
-                let size = DecodedImage.Size(width: image.width, height: image.height)
-                return .encoded(try encoding.encode(image, as: format), format, validator: validator, size: size, onePass: false, timings: timings)
+                try Self.make(
+                    bytes, metadata: metadata, decoding: decoding, rest: rest, processors: processors, encoding: encoding, decoder: decoder,
+                    recorder: recorder)
             }
         } catch {
             // A processor or the encoder failed, or the wait was cancelled.
@@ -130,6 +81,68 @@ extension EncodeImage {
             shared.clock.waited(spent.durations.values.reduce(.zero, +))
             return finished(bytes, format: format, validator: validator, from: data.source, metadata: data.metadata, timings: timings, key: key)
         }
+    }
+
+    /// The one pass itself, on a decoding thread within the decode budget: the shim's one
+    /// libvips pipeline where it can write the image so, otherwise the decode (with an
+    /// animation encoded alongside where it can be), the processors and the encode in turn.
+    private static func make(
+        _ bytes: [UInt8], metadata: HTTPMetadata?, decoding: PipelineContext.Decoding, rest: ImageProcessors.Layout.RestAfterDecode?,
+        processors: [any ImageProcessing], encoding: EncodingRequest, decoder: any ImageDecoding, recorder: PipelineRecorder
+    ) throws(MagpieError) -> OnePass {
+        let validator = EncodedImage.validator(of: bytes, metadata: metadata)
+        // An animation's frames are planned at the decode: not worth preparing twice.
+        if let rest, let header = decoding.header, header.pages <= 1 || !ImageFormat(shimCode: header.format).isAnimatable {
+            let format = encoding.format(for: OpaqueStill(), source: ImageFormat(shimCode: header.format))
+            let crop: ImageProcessors.Crop.Area? = if case .crop(let area) = rest { area } else { nil }
+            let encoder = encoding.encoder(quality: encoding.quality(for: format))
+            let start = ContinuousClock.now
+            if let (encoded, size) = VipsDecoder().encodeInOnePass(bytes, options: decoding.options, crop: crop, encoder: encoder, as: format) {
+                let took = ContinuousClock.now - start
+                recorder.record(.encodedInOnePass(took))
+                // The one libvips pipeline is timed as the decode: most of it is.
+                var timings = StageTimings()
+                timings.add(took, to: .decode)
+                return .encoded(encoded, format, validator: validator, size: size, onePass: true, timings: timings)
+            }
+        }
+        var timings = StageTimings()
+        var image: DecodedImage
+        var encodedAlongside: (bytes: [UInt8], format: ImageFormat)?
+        var start = ContinuousClock.now
+        do throws(MagpieError) {
+            if rest == .nothing, let header = decoding.header, let format = Self.animationFormat(of: header, encoding: encoding) {
+                let decoded = try VipsDecoder().decode(
+                    bytes, options: decoding.options, encodingAlongside: (encoding.encoder(quality: encoding.quality(for: format)), format))
+                image = decoded.image
+                encodedAlongside = decoded.encoded.map { ($0, format) }
+            } else {
+                image = try decoder.decode(bytes, options: decoding.options)
+            }
+        } catch {
+            return .undecodable(error)
+        }
+        let took = ContinuousClock.now - start
+        timings.add(took, to: .decode)
+        // The choice made before the decode holds if the image turned out as assumed
+        // (an animation, not its first frame alone): then the bytes are the encoder's
+        // on this image, and the layout, which the decode went straight to, has
+        // nothing left to do.
+        if let encodedAlongside, encoding.format(for: image, source: image.sourceFormat) == encodedAlongside.format {
+            recorder.record(.encodedWhileDecoding(took))
+            let size = DecodedImage.Size(width: image.width, height: image.height)
+            return .encoded(encodedAlongside.bytes, encodedAlongside.format, validator: validator, size: size, onePass: false, timings: timings)
+        }
+        recorder.record(.decoded(took))
+        for processor in processors {
+            start = ContinuousClock.now
+            image = try ProcessImage.run(processor, on: image)
+            timings.add(ContinuousClock.now - start, to: .process)
+            recorder.record(.processed(ContinuousClock.now - start))
+        }
+        let format = encoding.format(for: image, source: image.sourceFormat)
+        let size = DecodedImage.Size(width: image.width, height: image.height)
+        return .encoded(try encoding.encode(image, as: format), format, validator: validator, size: size, onePass: false, timings: timings)
     }
 
     /// The format an animation in a file with `header` is written as, when the shim can encode

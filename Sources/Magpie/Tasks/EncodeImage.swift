@@ -96,7 +96,7 @@ final class EncodeImage: Sendable {
         let format = ImageFormat(sniffing: entry.data)
         guard format != .unknown else { return nil }
         let encoded = EncodedImage(
-            data: entry.data, format: format, source: .disk, cache: .disk, sourceValidator: validator,
+            data: entry.data, format: format, source: .disk, cache: entry.isShared ? .shared : .disk, sourceValidator: validator,
             sourceLastModified: entry.metadata.lastModified, sourceCacheControl: entry.metadata.cacheControl, encodedAt: entry.metadata.date)
         context.encodedCache?.store(encoded, for: key.stored, maximumAge: maximumAge)
         return encoded

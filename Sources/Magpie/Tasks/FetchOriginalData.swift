@@ -24,6 +24,11 @@ final class FetchOriginalData: Sendable {
         stage = Stage(.fetch, context: context)
     }
 
+    /// The original's fetch for `input` if it is running now, joined; `nil` when none is.
+    func running(for input: StageInput) -> SharedTask<LoadedData>? {
+        stage.running(input.keys.dataWork)
+    }
+
     func task(for input: StageInput) -> SharedTask<LoadedData> {
         let url = input.request.url
         let description = Stage<DataWorkKey, LoadedData>.Description(
@@ -35,6 +40,7 @@ final class FetchOriginalData: Sendable {
     }
 
     private func fetch(_ input: StageInput, shared: SharedTask<LoadedData>) async throws(MagpieError) -> LoadedData {
+        if let original = input.original { return original }
         let request = input.request
         guard let scheme = request.url.scheme?.lowercased(), let loader = context.sourceLoaders[scheme] else {
             throw .invalidURL(request.url.absoluteString, reason: "no loader reads the scheme \(request.url.scheme ?? "(none)")")

@@ -98,4 +98,7 @@ struct StageInput: Sendable {
     let keys: RequestKeys
     /// The request's place in the download queue's FIFO/LIFO order.
     let arrival: UInt64
+    /// The original, when the request already holds it (a server joined its download before
+    /// the request was admitted): the fetch gives it instead of loading it again.
+    var original: LoadedData? = nil
 }

@@ -54,6 +54,15 @@ final class Stage<Key: Hashable & Sendable, Value: StageOutput>: Sendable {
     /// Whether work for `key` is running.
     func isRunning(_ key: Key) -> Bool { pool.contains(key) }
 
+    /// The work for `key` if it is running, joined; `nil` when it is not, and nothing is
+    /// started.
+    func running(_ key: Key) -> SharedTask<Value>? {
+        guard let task = pool.running(key) else { return nil }
+        recorder.record(.joinedWork)
+        traceJoin(task)
+        return task
+    }
+
     /// What a stage's span says: `start` what the work is about (the source, the processor),
     /// `result` what came of it (bytes, dimensions, format, which cache answered). Computed
     /// only when a tracer records the span.

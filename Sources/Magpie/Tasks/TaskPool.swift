@@ -25,6 +25,11 @@ final class TaskPool<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         }
     }
 
+    /// The running task for `key`, if there is one; nothing is started.
+    func running(_ key: Key) -> SharedTask<Value>? {
+        tasks.withLockedValue { $0[key] }
+    }
+
     /// Whether work for `key` is running.
     func contains(_ key: Key) -> Bool {
         tasks.withLockedValue { $0[key] != nil }

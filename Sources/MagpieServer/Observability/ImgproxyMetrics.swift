@@ -57,7 +57,7 @@ struct ImgproxyMetrics: Sendable {
         }
         (queueSpan, downloadingSpan, processingSpan) = (span("queue"), span("downloading"), span("processing"))
         requestsInProgress = registry.makeGauge(descriptor: name("requests_in_progress", "", "Image requests being answered now (imgproxy's name)."))
-        imagesInProgress = registry.makeGauge(descriptor: name("images_in_progress", "", "Images being made now: admitted and not yet answered."))
+        imagesInProgress = registry.makeGauge(descriptor: name("images_in_progress", "", "Images being made now: admitted and not yet answered (a request joining one being made adds none)."))
         utilization = registry.makeGauge(descriptor: name("workers_utilization", "", "Requests in progress per processing slot, in percent."))
         registry.makeGauge(descriptor: name("workers", "", "Processing slots (imgproxy's workers).")).set(to: self.workers)
         vipsMemory = registry.makeGauge(descriptor: name("vips_memory", "bytes", "Pixel memory libvips holds now."))

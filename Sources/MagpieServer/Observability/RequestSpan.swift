@@ -13,14 +13,14 @@ package enum RequestSpan {
         let tracer = InstrumentationSystem.tracer
         let span: any Span
         if let surrounding = ServiceContext.current {
-            span = tracer.startSpan("GET", context: surrounding, ofKind: .internal)
+            span = tracer.startSpan(request.method.rawValue, context: surrounding, ofKind: .internal)
         } else {
             var context = ServiceContext.topLevel
             tracer.extract(request.headers, into: &context, using: LowercasedHeaderExtractor())
-            span = tracer.startSpan("GET", context: context, ofKind: .server)
+            span = tracer.startSpan(request.method.rawValue, context: context, ofKind: .server)
         }
         if span.isRecording {
-            span.attributes["http.request.method"] = "GET"
+            span.attributes["http.request.method"] = request.method.rawValue
             span.attributes["url.path"] = String(request.path.prefix(while: { $0 != "?" }))
             span.attributes["magpie.request.id"] = request.id
         }

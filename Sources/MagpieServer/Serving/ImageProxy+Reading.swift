@@ -7,8 +7,9 @@ extension ImageProxy {
     func prepare(_ request: ProxyRequest) -> Preparation {
         let known = ReadURLs.key(request)
         if let known, let work = readURLs.work(for: known) { return lookInMemory(work, request) }
-        let grammar: any ProxyGrammar, pathOnly: String, kind: URLGrammar
+        let grammar: any ProxyGrammar, pathOnly: String
         do throws(ProxyURLError) {
+            let kind: URLGrammar
             (kind, pathOnly) = try self.grammar(of: Self.pathOnly(request.path))
             grammar = grammars.for(kind)
         } catch {
@@ -22,10 +23,8 @@ extension ImageProxy {
                 options.watermark = nil
                 skipped.append("watermark: no watermark is configured (IMGPROXY_WATERMARK_PATH), so none is laid")
             }
-            // IMGPROXY_PRESERVE_HDR is imgproxy's: thumbor writes 8 bits a sample.
             let plan = RenderPlan(
-                options, limits: configuration.limits, watermarkOpacity: grammar.watermarkOpacity,
-                preservesHighDepth: kind == .imgproxy && configuration.preservesHighDepth)
+                options, limits: configuration.limits, watermarkOpacity: grammar.watermarkOpacity, preservesHighDepth: grammar.preservesHighDepth)
             if case .failure(let refusal) = Result(catching: { () throws(MagpieError) in try configuration.sources.check(source) }) {
                 throw ProxyURLError.sourceNotAllowed(refusal.description)
             }
@@ -45,7 +44,7 @@ extension ImageProxy {
             let key = pipeline.configuration.encodedImageKey(for: imageRequest, encoding: encoding)
             let work = Work(
                 grammar: grammar, reply: url.reply, skipped: skipped, maxAge: options.maxAge, sourceByteLimit: options.limits.sourceBytes, request: imageRequest, readyMark: mark, pendingMark: pendingMark, pendingFrame: options.frame, plan: plan, encoding: encoding,
-                servesSourceAlways: options.raw, servesSourceIn: options.skipProcessing.union(passesSVGThrough(options, source: source, grammar: kind) ? [.svg] : []),
+                servesSourceAlways: options.raw, servesSourceIn: options.skipProcessing.union(grammar.passesSVGThrough(options, source: source) ? [.svg] : []),
                 filename: options.filename ?? url.sourceStem, attachment: options.returnAttachment,
                 sourceKey: pipeline.configuration.cacheKey(source), variant: key.variant, storedKey: key,
                 varies: options.format?.negotiates ?? false, cacheTag: Validators.cacheTag(for: source))
@@ -63,17 +62,6 @@ extension ImageProxy {
             return .answered((success(hit, work: work, request: request), StageTimings(), "memory"))
         }
         return .needsWork(work)
-    }
-
-    /// imgproxy passes an SVG source through, sanitised, when the URL asks for SVG, or names no
-    /// raster format and the operator does not always rasterise. Only the bytes say a source is SVG, and looking at them
-    /// before the cache would cost every request a fetch: a source whose path ends in `.svg` is
-    /// looked at first (processed as usual when it is not an SVG); another SVG is drawn.
-    func passesSVGThrough(_ options: ProxyOptions, source: URL, grammar: URLGrammar) -> Bool {
-        if case .fixed(.svg) = options.format { return true }
-        guard grammar == .imgproxy, !configuration.alwaysRasterizesSVG, source.pathExtension.lowercased() == "svg" else { return false }
-        if case .fixed(let format) = options.format, format != .svg { return false }
-        return true
     }
 
     /// Which grammar a path is written in, and the path without a mount prefix. With prefixes

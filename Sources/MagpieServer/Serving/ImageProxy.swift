@@ -51,7 +51,11 @@ public final class ImageProxy: Sendable {
             allowsURLOptions: configuration.allowsSecurityOptions, sourcePixels: configuration.pipeline.maximumPixels,
             sourceBytes: configuration.pipeline.maximumResponseBytes, animationFrames: configuration.pipeline.maximumAnimationFrames,
             resultDimension: configuration.maximumResultDimension)
+        if let name = OptionParser.clashingName(among: configuration.processingOptions) {
+            throw ProxyConfigurationError(message: "the processing option '\(name)' is named twice (imgproxy's options and Magpie's own)")
+        }
         var parser = OptionParser(presets: presets, limits: configuration.limits, now: configuration.pipeline.wallClock, security: security)
+        parser.processingOptions = configuration.processingOptions
         for (name, segments) in presets {
             do {
                 _ = try parser.parse(segments)
@@ -67,7 +71,8 @@ public final class ImageProxy: Sendable {
                 signer: URLSigner(keys: configuration.signingKeys, signatureSize: configuration.signatureSize), parser: parser,
                 allowsUnsignedURLs: configuration.allowsUnsignedURLs, watermarkOpacity: configuration.watermarkOpacity,
                 autoFormats: configuration.imgproxyAutoFormats, enforcedFormats: configuration.imgproxyEnforcedFormats,
-                preferredFormats: configuration.imgproxyPreferredFormats, rules: configuration.imgproxyURLRules),
+                preferredFormats: configuration.imgproxyPreferredFormats, rules: configuration.imgproxyURLRules,
+                preservesHighDepth: configuration.preservesHighDepth, alwaysRasterizesSVG: configuration.alwaysRasterizesSVG),
             thumbor: ThumborGrammar(
                 signer: ThumborSigner(keys: configuration.thumborSecurityKeys), limits: configuration.limits,
                 allowsUnsignedURLs: configuration.allowsUnsignedURLs, maximumResultDimension: configuration.maximumResultDimension,
@@ -231,138 +236,48 @@ public final class ImageProxy: Sendable {
         return (failure(504, "answering took longer than \(timeout.components.seconds) s"), StageTimings(), nil)
     }
 
+    /// Admits the request, then tries the answerers in order (``answerers``).
     private func answer(_ work: Work, _ request: ProxyRequest) async -> Answer {
-        var timings = StageTimings()
-        var work = work
+        var answering = AnswerInProgress(proxy: self, request: request, work: work)
+        // Everything the answerers do is the request's cost (fetches, decodes, marks, hashes):
+        // it is admitted first. Only a request joining an image already being made takes no slot.
+        let joins = work.servesImage && pipeline.isEncoding(answering.prepared)
+        // A request for another image of a source being loaded waits for that load without a
+        // slot, and is made from it once admitted, rather than loading it again.
+        if !joins, work.servesImage { _ = await pipeline.joinRunningOriginal(of: &answering.prepared) }
         do {
-            // Everything below is the request's cost (fetches, decodes, marks, hashes): it is
-            // admitted first. Only a request joining an image already being made takes no slot.
-            // The request's keys, derived once; a mark or frame fetched below changes the request.
-            var prepared = pipeline.prepare(work.request, encoding: work.encoding)
-            let joins = work.servesImage && pipeline.isEncoding(prepared)
             if !joins {
                 let queued = ContinuousClock.now
                 guard case .admitted = try await admission.enter() else {
                     metrics.imgproxy.failed(.queue)
                     var response = failure(503, "busy: every processing slot and queue place is taken")
                     response.headers.append(("Retry-After", "1"))
-                    return (response, timings, nil)
+                    return answering.answered(response)
                 }
-                timings.add(ContinuousClock.now - queued, to: .queue)
+                answering.timings.add(ContinuousClock.now - queued, to: .queue)
             }
-            metrics.imgproxy.imageStarted()
-            defer {
+        } catch {
+            // The request was cancelled in the queue.
+            return answering.answered(failure(work.grammar.status(for: .cancelled), MagpieError.cancelled.description))
+        }
+        // A request joining one being made adds no image in progress.
+        if !joins { metrics.imgproxy.imageStarted() }
+        defer {
+            if !joins {
                 metrics.imgproxy.imageFinished()
-                if !joins { admission.leave() }
+                admission.leave()
             }
-            switch work.reply {
-            case .image: break
-            case .info(let asked):
-                let original = try await original(of: work.request, timings: &timings)
-                let body = try await SourceDescription.info(of: original.data, request: work.request, asked: asked, pipeline: pipeline)
-                return (description(body, work: work), timings, nil)
-            case .meta(let options):
-                let original = try await original(of: work.request, timings: &timings)
-                let source = work.request.url
-                let body = try await pipeline.runOnDecodingThreads { () throws(MagpieError) in
-                    try SourceDescription.meta(of: original.data, source: source, options: options)
-                }
-                return (description(body, work: work), timings, nil)
+        }
+        do throws(MagpieError) {
+            for answerer in Self.answerers {
+                if let answer = try await answerer.answer(&answering) { return answer }
             }
-            if work.servesSourceAlways || !work.servesSourceIn.isEmpty {
-                let original = try await original(of: work.request, timings: &timings)
-                let format = ImageFormat(sniffing: original.data)
-                if work.servesSourceAlways || work.servesSourceIn.contains(format) {
-                    return (try await sourceAsItIs(original, format: format, work: work, request: request), timings, nil)
-                }
-            }
-            if case .fixed(.svg) = work.encoding.format {
-                throw MagpieError.unsupportedFormat("SVG is written only from an SVG source, passed through; this source is not one")
-            }
-            let validation = configuration.validation
-            if validation.isConditional(request.headers) {
-                // A conditional request for a result no memory holds: the original's validators
-                // decide, so a client that has this version costs no decoding. Conditions the
-                // operator has asked of the origin go with the fetch (unless the disk holds the
-                // original), and the origin's 304 is passed on without a download.
-                var asked = work.request
-                asked.headers.merge(validation.conditionsForOrigin(request.headers)) { $1 }
-                let original: DataResponse
-                switch try await fetchConditionally(asked, timings: &timings) {
-                case .original(let fetched): original = fetched
-                case .notModified(let metadata):
-                    let validators = validation.validators(sourceETag: metadata.etag, sourceLastModified: metadata.lastModified, derivedTag: "")
-                    return (notModified(validators, work: work, sourceCacheControl: metadata.cacheControl), timings, nil)
-                }
-                let validators = try await validators(of: original, work: work)
-                if validation.isCurrent(request.headers, validators) {
-                    return (notModified(validators, work: work, sourceCacheControl: original.metadata?.cacheControl), timings, nil)
-                }
-            }
-            if let limit = work.sourceByteLimit {
-                let original = try await original(of: work.request, timings: &timings)
-                guard original.data.count <= limit else { throw MagpieError.responseTooLarge(limit: limit) }
-            }
-            var mark = work.readyMark, plan = work.plan
-            if let pending = work.pendingMark {
-                switch await markImage(pending) {
-                case .success(let made): mark = made
-                case .failure(.drawing(let reason)): return (failure(400, "the watermark's text cannot be drawn: \(reason)"), timings, nil)
-                case .failure(.loading(let error)):
-                    return (failure(work.grammar.status(forMark: error), "the watermark: \(error.description)"), timings, nil)
-                }
-            }
-            if let frame = work.pendingFrame {
-                switch await framePatch(frame) {
-                case .success(let patch): plan = plan.framed(with: patch)
-                case .failure(let error): return (failure(work.grammar.status(forMark: error), "the frame: \(error.description)"), timings, nil)
-                }
-            }
-            if work.pendingMark != nil || work.pendingFrame != nil {
-                work.request = plan.imageRequest(for: work.request.url, mark: mark)
-                prepared = pipeline.prepare(work.request, encoding: work.encoding)
-            }
-            let metrics = self.metrics
-            // Memory was looked in when the request was read (``lookInMemory``).
-            let encoded = try await pipeline.encodedImage(for: prepared, onJoin: { metrics.joined() })
-            if let cache = encoded.cache { metrics.cacheHit(cache) } else { metrics.cacheMiss() }
-            timings.merge(encoded.timings)
-            return (success(encoded, work: work, request: request), timings, encoded.cache?.rawValue)
-        } catch let error as MagpieError {
+            preconditionFailure("the last answerer always answers")
+        } catch {
             let aboutSource = error.stage == .fetch || error.stage == .decode
             if error != .cancelled { metrics.imgproxy.failed(error.stage == .fetch ? .downloading : .processing) }
-            return (failure(work.grammar.status(for: error), error.description, aboutSource: aboutSource), timings, nil)
-        } catch {
-            // Only the admission queue throws something else: the request was cancelled there.
-            return (failure(work.grammar.status(for: .cancelled), MagpieError.cancelled.description), timings, nil)
+            return answering.answered(failure(work.grammar.status(for: error), error.description, aboutSource: aboutSource))
         }
-    }
-
-    enum ConditionalFetch {
-        case original(DataResponse)
-        /// The origin's 304 to the conditions the request carried, with its validators.
-        case notModified(HTTPMetadata)
-    }
-
-    private func fetchConditionally(_ request: ImageRequest, timings: inout StageTimings) async throws(MagpieError) -> ConditionalFetch {
-        let asked = ContinuousClock.now
-        do {
-            return .original(try await original(of: request, timings: &timings))
-        } catch {
-            // The origin's 304 ends the fetch with an error, which carries no timings.
-            if case .notModified(_, let metadata) = error {
-                timings.add(ContinuousClock.now - asked, to: .download)
-                return .notModified(metadata)
-            }
-            throw error
-        }
-    }
-
-    /// The request's original bytes, the fetch's time (its queue and download) added to `timings`.
-    private func original(of request: ImageRequest, timings: inout StageTimings) async throws(MagpieError) -> DataResponse {
-        let original = try await pipeline.data(for: request)
-        timings.merge(original.timings)
-        return original
     }
 
     /// The original's validator: its ETag or Last-Modified, else a digest of its bytes, taken

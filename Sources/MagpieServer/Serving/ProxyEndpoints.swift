@@ -32,7 +32,8 @@ struct ProxyEndpoints: Sendable {
         var headers: [String: String] = [:]
         headers.reserveCapacity(request.headers.count)
         for field in request.headers { headers[field.name.canonicalName] = field.value }
-        let proxyRequest = ProxyRequest(path: String(path), lowercasedHeaders: headers)
+        var proxyRequest = ProxyRequest(path: String(path), lowercasedHeaders: headers)
+        if request.method == .head { proxyRequest.method = .head }
         let answer: ProxyResponse =
             switch proxy.firstLook(at: proxyRequest) {
             case .answered(let response): response

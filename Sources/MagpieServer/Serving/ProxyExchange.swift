@@ -9,6 +9,13 @@ public struct ProxyRequest: Sendable {
     /// An id for the access log and `X-Request-Id`; taken from the request's header if it
     /// has one.
     public var id: String
+    /// `GET`, or `HEAD`, which is answered as a `GET` whose body the server leaves out.
+    public var method = Method.get
+
+    /// The methods the proxy answers.
+    public enum Method: String, Sendable {
+        case get = "GET", head = "HEAD"
+    }
 
     public init(path: String, headers: [String: String] = [:], id: String? = nil) {
         self.init(

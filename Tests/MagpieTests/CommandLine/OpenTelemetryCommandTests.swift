@@ -87,8 +87,9 @@ struct OpenTelemetryCommandTests {
             return "/unsafe/\(options)/plain/\(source)"
         }
 
-        func get(_ path: String, headers: [(String, String)] = []) async throws -> Int {
+        func get(_ path: String, method: HTTPMethod = .GET, headers: [(String, String)] = []) async throws -> Int {
             var request = HTTPClientRequest(url: "http://127.0.0.1:\(proxy.port)\(path)")
+            request.method = method
             for (name, value) in headers { request.headers.add(name: name, value: value) }
             let response = try await proxy.client.execute(request, timeout: .seconds(60))
             _ = try await response.body.collect(upTo: 16 << 20)
@@ -159,6 +160,20 @@ struct OpenTelemetryCommandTests {
             let parts = sent.split(separator: "-")
             #expect(parts.count == 4 && parts[1] == clientTrace, "\(sent)")
             #expect(parts.count == 4 && parts[2] == fetch.span_id, "the origin's parent is the fetch span")
+        }
+    }
+
+    /// A `HEAD` is answered as a `GET` is, and its span says which it was.
+    @Test func aHeadRequestsSpanIsNamedForItsMethod() async throws {
+        try await Self.withExportingProxy { setup, _ in
+            setup.origin.serve("/h.jpg", .image(try TestImages.texture(width: 320, height: 240, format: .jpeg)))
+            let trace = "66666666666666666666666666666666"
+            let status = try await setup.get(setup.path("/h.jpg"), method: .HEAD, headers: [("traceparent", "00-\(trace)-6666666666666666-01")])
+            #expect(status == 200)
+            let spans = try await setup.spans { spans in spans.contains { $0.trace_id == trace && $0.kind == "SPAN_KIND_SERVER" } }
+            let server = try #require(spans.first { $0.trace_id == trace && $0.kind == "SPAN_KIND_SERVER" })
+            #expect(server.name == "HEAD")
+            #expect(server.attributes["http.request.method"] == .string("HEAD"))
         }
     }
 

@@ -62,6 +62,7 @@ struct SharedStoreTests {
                 try await Self.replica(of: fixture) { other in
                     let read = try await other.encodedImage(for: request, encoding: Self.thumbnail)
                     #expect(read.data == made.data && read.format == .webp)
+                    #expect(read.cache == .shared, "a hit in the shared store is said to be one, not a disk hit")
                     #expect(read.sourceValidator == made.sourceValidator, "the validators travel with the object")
                     #expect(other.statistics.variantsStored == 0, "nothing rendered")
                     #expect(other.statistics.sharedStore[.hit] == 1)

@@ -118,6 +118,29 @@ struct ProxyLoadTests {
         }
     }
 
+    /// With no disk cache, requests for other sizes of a source being downloaded wait for that
+    /// download without a slot, and are made from it: no batch of slots loads it again.
+    @Test func queuedRequestsShareTheRunningDownloadOfTheirSource() async throws {
+        try await withProxyFixture(configure: { configuration in
+            configuration.pipeline.diskCache = nil
+            configuration.processingSlots = 2
+        }) { fixture in
+            let gate = Gate()
+            fixture.origin.serve("/slow.jpg", .image(Self.photo, gate: gate))
+            var replies = (1...2).map { index in Task { try await fixture.get(fixture.path("/slow.jpg", "s:\(40 + index)")) } }
+            // The download has started, and is held; six more sizes of the same source arrive.
+            try await waitUntil { fixture.origin.statistics(for: "/slow.jpg").requests == 1 }
+            replies += (3...8).map { index in Task { try await fixture.get(fixture.path("/slow.jpg", "s:\(40 + index)")) } }
+            // The two admitted share the download (one of them joining it); the other six join it
+            // before they are admitted.
+            try await waitUntil { fixture.proxy.pipeline.statistics.coalesced >= 7 }
+            #expect(fixture.proxy.processingUsage.queued == 0, "those waiting for the download hold no queue place")
+            gate.open()
+            for reply in replies { #expect(try await reply.value.status == 200) }
+            #expect(fixture.origin.statistics(for: "/slow.jpg").requests == 1)
+        }
+    }
+
     @Test func slowSourceIs504() async throws {
         try await withProxyFixture(configure: { $0.requestTimeout = .milliseconds(300) }) { fixture in
             let gate = Gate()

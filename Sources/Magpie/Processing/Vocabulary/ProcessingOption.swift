@@ -2,7 +2,8 @@
 /// after colons (`blur:2`, `round:16`, `circle`). The proxy's option segments and
 /// `magpie fetch --process` both read these through ``ProcessingOption/all``, so each
 /// processor's names, arguments and limits are written once; adding a processor to both
-/// syntaxes means adding it to that list.
+/// syntaxes means adding it to that list. A deployment of the proxy can name processors of its
+/// own the same way (`ProxyConfiguration.processingOptions`).
 public struct ProcessingOption: Sendable {
     /// What a processor is built from.
     public struct Arguments: Sendable {
@@ -39,7 +40,7 @@ public struct ProcessingOption: Sendable {
     /// Why an option's arguments are refused: what it takes, as one line.
     public struct Failure: Error, Sendable, Hashable, CustomStringConvertible {
         public let description: String
-        init(_ description: String) { self.description = description }
+        public init(_ description: String) { self.description = description }
     }
 
     /// Its spellings, the full name first (`blur`, `bl`).
@@ -52,7 +53,11 @@ public struct ProcessingOption: Sendable {
     public let scalesWithPixelRatio: Bool
     private let make: @Sendable (Arguments) throws(Failure) -> (any ImageProcessing)?
 
-    init(
+    /// An option spelled `names` (lower case, the full name first) that `make` turns into a
+    /// processor, or into none when its arguments ask for nothing; `make` throws a ``Failure``
+    /// saying what the option takes when they do not fit. `make` bounds whatever the arguments
+    /// scale (sizes, radii, counts) with ``Arguments/limits``, as the built-in options do.
+    public init(
         names: [String], usage: String, scalesWithPixelRatio: Bool = true,
         make: @escaping @Sendable (Arguments) throws(Failure) -> (any ImageProcessing)?
     ) {
@@ -70,9 +75,9 @@ public struct ProcessingOption: Sendable {
         try make(arguments)
     }
 
-    /// The option a name spells, if any.
-    public static func named(_ name: String) -> ProcessingOption? {
+    /// The option of `options` a name spells, if any.
+    public static func named(_ name: String, in options: [ProcessingOption] = all) -> ProcessingOption? {
         let lowered = name.lowercased()
-        return all.first { $0.names.contains(lowered) }
+        return options.first { $0.names.contains(lowered) }
     }
 }

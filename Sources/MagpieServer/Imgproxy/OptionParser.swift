@@ -3,8 +3,10 @@ import Magpie
 
 /// Reads option segments (`name:value:value`) into ``ProxyOptions`` with imgproxy's names and
 /// meanings, expanding presets (the `default` preset first, when there is one). Processors
-/// shared with the command line come from ``Magpie/ProcessingOption``. An option Magpie does not
-/// carry out is refused with a 400 that names it, never ignored.
+/// shared with the command line come from ``Magpie/ProcessingOption`` (and a deployment's own,
+/// ``ProxyConfiguration/processingOptions``). An option that is unknown, malformed, or one Magpie
+/// does not carry out is refused with imgproxy's status for a URL it cannot read, 404, naming
+/// it; never ignored.
 struct OptionParser: Sendable {
     /// Preset name → its option segments.
     let presets: [String: [String]]
@@ -15,6 +17,8 @@ struct OptionParser: Sendable {
     var security = Security()
     /// The separator and the options a URL may write.
     var rules = ImgproxyURLRules()
+    /// The processors named beside imgproxy's options (``ProxyConfiguration/processingOptions``).
+    var processingOptions = ProcessingOption.all
 
     /// Reads a URL's option segments, then the format its source's extension names (`@png`,
     /// `.webp`), which is the last word on the format.
@@ -32,7 +36,7 @@ struct OptionParser: Sendable {
         if let fileExtension, !reading.options.raw {
             try apply(["f:" + fileExtension], to: &reading, presetsInUse: [])
         }
-        return try reading.finished(limits: limits)
+        return try reading.finished(limits: limits, processingOptions: processingOptions)
     }
 
     /// Applies option segments; those `writtenInURL` are read with the deployment's separator
@@ -57,12 +61,13 @@ struct OptionParser: Sendable {
     }
 
     private func read(_ option: OptionValues, into reading: inout Reading) throws(ProxyURLError) {
-        guard !option.values.isEmpty || ProcessingOption.named(option.name) != nil else {
+        let shared = ProcessingOption.named(option.name, in: processingOptions)
+        guard !option.values.isEmpty || shared != nil else {
             throw option.failure("\(option.name) takes a value after a colon")
         }
         if let reader = Self.readers[option.name] {
             try reader(option, &reading, self)
-        } else if let shared = ProcessingOption.named(option.name) {
+        } else if let shared {
             readShared(shared, values: option.values, segment: option, into: &reading)
         } else {
             throw ProxyURLError.malformed("unknown option '\(option.name)' in '\(option.segment)'")
@@ -83,6 +88,17 @@ struct OptionParser: Sendable {
         }
         return table
     }()
+
+    /// The first name among `options`' that one of imgproxy's options (or another of them)
+    /// already has, if any: a deployment's own processors may not shadow them.
+    static func clashingName(among options: [ProcessingOption]) -> String? {
+        var seen: Set<String> = ["pr", "preset"]
+        seen.formUnion(readers.keys)
+        for name in options.flatMap(\.names) {
+            guard seen.insert(name).inserted else { return name }
+        }
+        return nil
+    }
 
     /// Options imgproxy has that Magpie does not carry out yet: a 400 naming them.
     private static let refusedReaders: [(names: [String], read: Reader)] = [
@@ -177,7 +193,7 @@ struct OptionParser: Sendable {
         /// The shared processors asked for by name, with their values and the segment that asked.
         var shared: [String: (values: [String], segment: OptionValues)] = [:]
 
-        func finished(limits: ProcessingLimits) throws(ProxyURLError) -> ProxyOptions {
+        func finished(limits: ProcessingLimits, processingOptions: [ProcessingOption]) throws(ProxyURLError) -> ProxyOptions {
             var options = self.options
             var layout = options.layout
             if cropsToBox {
@@ -187,7 +203,7 @@ struct OptionParser: Sendable {
                 (layout.width, layout.height) = (0, 0)
                 options.layout = layout
             }
-            for option in ProcessingOption.all {
+            for option in processingOptions {
                 guard let (values, segment) = shared[option.name] else { continue }
                 let scale = option.scalesWithPixelRatio ? layout.dpr : 1
                 do {

@@ -27,11 +27,27 @@ protocol ProxyGrammar: Sendable {
     /// Health-check paths this grammar's clients and load balancers ask, each with the body a
     /// healthy server answers.
     var healthChecks: [String: String] { get }
+
+    /// Whether results keep more than 8 bits a sample where the source has them.
+    var preservesHighDepth: Bool { get }
+
+    /// Whether an SVG source of `options` at `source` is passed through, sanitised, instead of
+    /// drawn.
+    func passesSVGThrough(_ options: ProxyOptions, source: URL) -> Bool
 }
 
 extension ProxyGrammar {
     /// As any failure to load, by default.
     func status(forMark error: MagpieError) -> Int { status(for: error) }
+
+    /// No, by default: thumbor writes 8 bits a sample.
+    var preservesHighDepth: Bool { false }
+
+    /// Only when the URL asks for SVG, by default.
+    func passesSVGThrough(_ options: ProxyOptions, source: URL) -> Bool {
+        if case .fixed(.svg) = options.format { return true }
+        return false
+    }
 }
 
 /// A proxy URL as its grammar read it: what to make, from what, and what was left out.

@@ -65,6 +65,19 @@ extension ProxyConfiguration {
         if let key = settings.string(forKey: "security.key", isSecret: true), !key.isEmpty {
             thumborSecurityKeys = [key]
         }
+        try readLimits(settings)
+        try readAnswerChoices(settings)
+        try readSwitches(settings)
+        try readServing(settings)
+        try readQuality(settings)
+        try readSources(settings)
+        try readObjectStorage(settings)
+        try readWatermark(settings)
+        try readAddressRanges(settings)
+    }
+
+    /// The signature's size and the limits on sources and results.
+    private mutating func readLimits(_ settings: ConfigReader) throws(ProxyConfigurationError) {
         if let size = try Self.whole(settings, "imgproxy.signature.size", "IMGPROXY_SIGNATURE_SIZE") {
             guard (1...32).contains(size) else { throw Self.invalid("IMGPROXY_SIGNATURE_SIZE", "is bytes of the HMAC, 1 to 32") }
             signatureSize = size
@@ -90,7 +103,10 @@ extension ProxyConfiguration {
             guard side >= 0 else { throw Self.invalid("IMGPROXY_MAX_RESULT_DIMENSION", "is pixels, 0 for none") }
             maximumResultDimension = side > 0 ? side : nil
         }
-        try readAnswerChoices(settings)
+    }
+
+    /// What URLs may ask, and how long results are kept.
+    private mutating func readSwitches(_ settings: ConfigReader) throws(ProxyConfigurationError) {
         // Said in the settings, so a service's environment file can say it; never assumed from a
         // missing key, as imgproxy does.
         if let unsigned = try Self.boolean(settings, "magpie.allow.unsigned", "MAGPIE_ALLOW_UNSIGNED") { allowsUnsignedURLs = unsigned }
@@ -103,6 +119,10 @@ extension ProxyConfiguration {
             guard seconds >= 0 else { throw Self.invalid("IMGPROXY_TTL", "is seconds, 0 or more") }
             cacheMaxAge = .seconds(seconds)
         }
+    }
+
+    /// Metrics, processing slots, the queue and the request timeout.
+    private mutating func readServing(_ settings: ConfigReader) throws(ProxyConfigurationError) {
         if let namespace = settings.string(forKey: "imgproxy.prometheus.namespace"), !namespace.isEmpty {
             guard namespace.utf8.allSatisfy({ $0 == UInt8(ascii: "_") || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }),
                 !(0x30...0x39).contains(namespace.utf8.first!)
@@ -123,6 +143,10 @@ extension ProxyConfiguration {
             }
             requestTimeout = .nanoseconds(Int64(seconds * 1e9))
         }
+    }
+
+    /// Quality, per format, and presets.
+    private mutating func readQuality(_ settings: ConfigReader) throws(ProxyConfigurationError) {
         if let quality = try Self.whole(settings, "imgproxy.quality", "IMGPROXY_QUALITY") {
             guard (1...100).contains(quality) else { throw Self.invalid("IMGPROXY_QUALITY", "is 1 to 100") }
             defaultQuality = quality
@@ -139,6 +163,10 @@ extension ProxyConfiguration {
             guard pair.count == 2, !pair[0].isEmpty else { throw Self.invalid("IMGPROXY_PRESETS", "is NAME=OPTIONS items; '\(item)' is not") }
             presets[pair[0]] = pair[1]
         }
+    }
+
+    /// Local sources and the allowed sources' prefixes.
+    private mutating func readSources(_ settings: ConfigReader) throws(ProxyConfigurationError) {
         if let root = settings.string(forKey: "imgproxy.local.filesystem.root"), !root.isEmpty {
             var isFolder: ObjCBool = false
             guard FileManager.default.fileExists(atPath: root, isDirectory: &isFolder), isFolder.boolValue else {
@@ -155,9 +183,6 @@ extension ProxyConfiguration {
                     return prefix
                 })
         }
-        try readObjectStorage(settings)
-        try readWatermark(settings)
-        try readAddressRanges(settings)
     }
 
     /// The whole number `key` holds, `nil` when unset; a value that is not one is an error naming

@@ -100,6 +100,10 @@ public struct ProxyConfiguration: Sendable {
     /// (imgproxy's `IMGPROXY_PRESERVE_HDR`, `preserve_hdr`); imgproxy's URLs only, as thumbor
     /// writes 8 bits a sample.
     public var preservesHighDepth = false
+    /// The processors an imgproxy URL's option segments may name beside imgproxy's own options,
+    /// applied after the resize in this order: Magpie's shared ones (``Magpie/ProcessingOption/all``)
+    /// and any the deployment adds. A name one of imgproxy's options has is refused at start.
+    public var processingOptions = ProcessingOption.all
     /// JPEG, WebP and AVIF quality when the URL gives none.
     public var defaultQuality = 80
     /// Quality for particular output formats, over ``defaultQuality`` (imgproxy's

@@ -16,8 +16,25 @@ struct ImgproxyGrammar: ProxyGrammar {
     var preferredFormats: [ImageFormat] = [.jpeg, .png, .gif]
     /// ``ProxyConfiguration/imgproxyURLRules``.
     var rules = ImgproxyURLRules()
+    /// ``ProxyConfiguration/preservesHighDepth`` (`IMGPROXY_PRESERVE_HDR`).
+    var preservesHighDepth = false
+    /// ``ProxyConfiguration/alwaysRasterizesSVG`` (`IMGPROXY_ALWAYS_RASTERIZE_SVG`).
+    var alwaysRasterizesSVG = false
 
     var kind: URLGrammar { .imgproxy }
+
+    /// imgproxy passes an SVG source through, sanitised, when the URL asks for SVG, or names no
+    /// raster format and the operator does not always rasterise. Only the bytes say a source is
+    /// SVG, and looking at them before the cache would cost every request a fetch: a source whose
+    /// path ends in `.svg` is looked at first (processed as usual when it is not an SVG); another
+    /// SVG is drawn.
+    func passesSVGThrough(_ options: ProxyOptions, source: URL) -> Bool {
+        switch options.format {
+        case .fixed(.svg): true
+        case .fixed: false
+        default: !alwaysRasterizesSVG && source.pathExtension.lowercased() == "svg"
+        }
+    }
 
     var healthChecks: [String: String] { ["/health": "ok, \(Libvips.summary)\n"] }
 
