@@ -49,7 +49,9 @@ public enum MagpieError: Error, Sendable, Equatable, CustomStringConvertible {
     case network(NetworkFailure)
     /// The bytes are not an image, or are an image format Magpie does not decode.
     case unsupportedFormat(String)
-    /// The decoder started but failed; the message is the decoder's own.
+    /// The decoder started but failed; the message is the decoder's own. libvips keeps one
+    /// error buffer for the whole process (libvips#5010), so when two decodes fail at the same
+    /// moment either may read the other's words, or none ("decoding failed").
     case decodingFailed(String)
     /// A processor failed; `processor` is its ``ImageProcessing/identifier``.
     case processingFailed(processor: String, reason: String)

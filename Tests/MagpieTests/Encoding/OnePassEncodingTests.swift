@@ -58,8 +58,14 @@ struct OnePassEncodingTests {
                             #expect(one.format == two.format && one.data == two.data, "\(file) \(name) \(encoding.name)")
                             compared += 1
                         case (.failure(let one), .failure(let two)):
-                            // The same failure, told of each server's URL.
-                            let told = [(one, onePass), (two, staged)].map { "\($0.0)".replacingOccurrences(of: $0.1.server.url("/").absoluteString, with: "/") }
+                            // The same failure, told of each server's URL. A decoder's own words come
+                            // from libvips' one error buffer for the whole process (libvips#5010): a
+                            // decode failing in another suite at the same moment can take them or add
+                            // its own, so for a decode only the failure is compared, not its words.
+                            let told = [(one, onePass), (two, staged)].map { error, fixture in
+                                if case .decodingFailed = error { return "decoding failed" }
+                                return "\(error)".replacingOccurrences(of: fixture.server.url("/").absoluteString, with: "/")
+                            }
                             #expect(told[0] == told[1], "\(file) \(name) \(encoding.name)")
                         default:
                             Issue.record("\(file) \(name) \(encoding.name): one pass \(one), stages \(two)")
