@@ -1,6 +1,6 @@
 // Tone operations: levels changed band by band, by arithmetic, a table, the histogram, noise or
-// a convolution. Each works on the colour bands as floats and writes them back rounded and
-// clamped to 0...255, with the alpha band kept.
+// a convolution, each on the colour bands as floats written back rounded and clamped to
+// 0...255; and a modulation in LCh. The alpha band is kept.
 #include "magpie_process.h"
 #include "shim_internal.h"
 
@@ -171,4 +171,35 @@ magpie_status magpie_convolve(const magpie_bitmap *bitmap, const double *matrix,
 magpie_status magpie_saturate(const magpie_bitmap *bitmap, double amount, magpie_image *result, char *error,
                               size_t error_length) {
     return run(bitmap, &(tone_arguments){.change = saturate, .values.amount = amount}, result, error, error_length);
+}
+
+// Lightness, chroma and hue in CIE LCh: the colour bands go there from sRGB and back, where
+// libvips rounds and clips them to bytes; alpha is kept. Not through `apply_tone`, whose floats
+// would be read as linear light: the conversion wants the sRGB bytes themselves.
+typedef struct {
+    double lightness, chroma, hue;
+} modulation;
+
+static int apply_modulate(VipsImage *rgba, int opaque, const void *arguments, magpie_crop_box *box, VipsImage **out) {
+    (void)opaque, (void)box;
+    const modulation *change = arguments;
+    VipsImage *colour = NULL, *lch = NULL, *moved = NULL, *back = NULL, *alpha = NULL;
+    int failed = vips_extract_band(rgba, &colour, 0, "n", 3, NULL) ||
+                 vips_colourspace(colour, &lch, VIPS_INTERPRETATION_LCH, "source_space", VIPS_INTERPRETATION_sRGB, NULL) ||
+                 vips_linear(lch, &moved, (double[]){change->lightness, change->chroma, 1}, (double[]){0, 0, change->hue}, 3, NULL) ||
+                 vips_colourspace(moved, &back, VIPS_INTERPRETATION_sRGB, NULL) || vips_extract_band(rgba, &alpha, 3, NULL);
+    if (!failed) failed = vips_bandjoin2(back, alpha, out, NULL);
+    VipsImage *owned[] = {colour, lch, moved, back, alpha};
+    for (size_t i = 0; i < sizeof owned / sizeof owned[0]; i++)
+        if (owned[i]) g_object_unref(owned[i]);
+    return failed ? -1 : 0;
+}
+
+magpie_status magpie_modulate(const magpie_bitmap *bitmap, double lightness, double chroma, double hue, magpie_image *result,
+                              char *error, size_t error_length) {
+    if (!(lightness >= 0 && lightness <= 10 && chroma >= 0 && chroma <= 10 && hue >= -360 && hue <= 360))
+        return magpie_refuse(error, error_length, "lightness and chroma are 0 to 10 times, the hue turn -360 to 360 degrees");
+    modulation change = {lightness, chroma, hue};
+    magpie_operation operation = {apply_modulate, &change, sizeof change, 0};
+    return magpie_process_bitmap(bitmap, &operation, result, error, error_length);
 }

@@ -116,6 +116,10 @@ magpie_status magpie_convolve(const magpie_bitmap *bitmap, const double *matrix,
 /// `amount` times its distance (thumbor's saturation; 0 is grey, 1 leaves it).
 magpie_status magpie_saturate(const magpie_bitmap *bitmap, double amount, magpie_image *result, char *error,
                               size_t error_length);
+/// Lightness and chroma multiplied and the hue turned by `hue` degrees, in CIE LCh (imagor's
+/// and sharp's `modulate`; 1, 1, 0 leaves the image).
+magpie_status magpie_modulate(const magpie_bitmap *bitmap, double lightness, double chroma, double hue, magpie_image *result,
+                              char *error, size_t error_length);
 
 /// What `magpie_find_trim` looks for.
 typedef struct {

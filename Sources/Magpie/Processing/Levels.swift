@@ -62,6 +62,33 @@ extension ImageProcessors {
         }
     }
 
+    /// Lightness and chroma multiplied and the hue turned, in CIE LCh (imagor's and sharp's
+    /// `modulate`: imagor's `hue(degrees)` is a turn alone). Alpha is kept.
+    public struct Modulate: ImageProcessing, Hashable {
+        /// Times the lightness, 0...10.
+        public let lightness: Double
+        /// Times the chroma, 0...10.
+        public let chroma: Double
+        /// Degrees the hue turns, kept within -360...360 (a turn and that turn less 360° are one).
+        public let hue: Double
+
+        public init(lightness: Double = 1, chroma: Double = 1, hue: Double = 0) {
+            self.lightness = lightness
+            self.chroma = chroma
+            self.hue = hue.isFinite ? hue.truncatingRemainder(dividingBy: 360) : hue
+        }
+
+        public var identifier: String { "magpie.modulate/1?lightness=\(lightness)&chroma=\(chroma)&hue=\(hue)" }
+
+        public func process(_ image: DecodedImage) throws(MagpieError) -> DecodedImage {
+            guard (0...10).contains(lightness), (0...10).contains(chroma), hue.isFinite else {
+                throw .processingFailed(processor: identifier, reason: "lightness and chroma are 0 to 10 times, the hue a number of degrees")
+            }
+            guard self != Modulate() else { return image }
+            return try VipsProcessing.run(on: image, by: self) { magpie_modulate($0, lightness, chroma, hue, $1, $2, $3) }
+        }
+    }
+
     /// Each colour band's levels spread over 0...255 by its histogram, with thumbor's arithmetic
     /// (its `equalize`): a level becomes its cumulative share of the pixels, counted from the
     /// darkest level any band has, truncated. A band of one level is kept.

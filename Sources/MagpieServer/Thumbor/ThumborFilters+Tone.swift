@@ -2,7 +2,8 @@ import Foundation
 import Magpie
 
 /// thumbor's filters that change levels band by band: `rgb`, `colorize`, `saturation`,
-/// `equalize`, `noise`, `curve` and `convolution`, each with thumbor's arithmetic.
+/// `equalize`, `noise`, `curve` and `convolution`, each with thumbor's arithmetic; and imagor's
+/// `hue`, with imagor's.
 extension ThumborFilters {
     static let tone: [(String, Apply)] = [
         ("rgb", { arguments, reading throws(ThumborFilterFailure) in
@@ -26,6 +27,12 @@ extension ThumborFilters {
             let applied = max(-10, min(10, change))
             if applied != change { reading.skipped.append("\(arguments.written): applied as \(applied), within Magpie's -10 to 10") }
             if applied != 1 { reading.options.filters.append(ImageProcessors.PerceivedSaturation(change: applied)) }
+        }),
+        ("hue", { arguments, reading throws(ThumborFilterFailure) in
+            // imagor's: a turn of the hue in LCh by any number of degrees.
+            try arguments.expect(1...1, usage: "hue(DEGREES)")
+            let turn = ImageProcessors.Modulate(hue: try arguments.decimal(0))
+            if turn != ImageProcessors.Modulate() { reading.options.filters.append(turn) }
         }),
         ("equalize", { arguments, reading throws(ThumborFilterFailure) in
             try arguments.expect(0...0, usage: "equalize()")

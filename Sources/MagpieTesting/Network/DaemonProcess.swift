@@ -1,6 +1,7 @@
 public import Foundation
 
-/// A server program from the system (nginx, tinyproxy) run in the foreground for a test:
+/// A server program (nginx, tinyproxy from the system; a peer's binary by its path) run in the
+/// foreground for a test:
 /// started, waited for until its port accepts connections, and stopped.
 public final class DaemonProcess: Sendable {
     /// The program did not start or never opened its port.
@@ -70,6 +71,7 @@ public final class DaemonProcess: Sendable {
     deinit { stop() }
 
     private static func find(_ executable: String) -> String? {
+        if executable.contains("/") { return FileManager.default.isExecutableFile(atPath: executable) ? executable : nil }
         let folders = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)
         return (folders + ["/usr/sbin", "/usr/bin", "/sbin"]).map { "\($0)/\(executable)" }
             .first { FileManager.default.isExecutableFile(atPath: $0) }

@@ -33,7 +33,7 @@ struct ProcessingVocabularyTests {
         #expect(try ProcessingList.parse("blur:0,round:0").isEmpty && Self.proxyProcessors(["bl:0", "r:0", "circle:0"]).isEmpty)
     }
 
-    @Test(arguments: ["blur:101", "blur:-1", "blur:x", "sharpen:11", "round:9000", "circle:2", "grayscale:yes"])
+    @Test(arguments: ["blur:101", "blur:-1", "blur:x", "sharpen:11", "round:9000", "circle:2", "grayscale:yes", "hue:3601", "hue:x"])
     func limitsAreStatedOnceAndRefusedAlikeInBoth(_ step: String) throws {
         let parts = step.split(separator: ":").map(String.init)
         let option = try #require(ProcessingOption.named(parts[0]))

@@ -56,7 +56,7 @@ struct ProxyURLTests {
         ["ff:1"], ["circle:1"], ["grayscale:1"], ["bl:0"], ["r:0"], ["sh:1"], ["pix:4"], ["rt:force"], ["mw:300"], ["mh:300"],
         ["z:2"], ["el:1"], ["ex:1"], ["exar:1"], ["c:100:50"], ["pd:4"], ["rot:90"], ["fl:1"], ["bg:ff0000"], ["fq:webp:50"],
         ["g:fp:0.2:0.3"], ["g:no:10:5"], ["mb:5000"], ["t:10"], ["a:10"], ["br:5"], ["co:1.2"], ["sa:0.5"],
-        ["kcr:1"], ["usm:1:2"], ["mc:1"], ["dt:1:000000:ff0000"], ["pg:1"], ["bg:ff0000", "bga:0.5"], ["wm:0.5"], ["wm:1:re"], ["wm:1:ce:0:0:0.5"], ["wm:1", "wmt:TWFncGll"], ["wm:1", "wmu:aHR0cHM6Ly9leGFtcGxlLmNvbS93LnBuZw"],
+        ["kcr:1"], ["hue:90"], ["usm:1:2"], ["mc:1"], ["dt:1:000000:ff0000"], ["pg:1"], ["bg:ff0000", "bga:0.5"], ["wm:0.5"], ["wm:1:re"], ["wm:1:ce:0:0:0.5"], ["wm:1", "wmt:TWFncGll"], ["wm:1", "wmu:aHR0cHM6Ly9leGFtcGxlLmNvbS93LnBuZw"],
     ]
 
     @Test(arguments: changes)

@@ -1,6 +1,6 @@
 extension ProcessingOption {
     /// Every processor both syntaxes name, in the order the proxy applies them after its resize.
-    public static let all: [ProcessingOption] = [adjust, blur, sharpen, unsharp, pixelate, roundedCorners, circle, grayscale, monochrome, duotone]
+    public static let all: [ProcessingOption] = [adjust, hue, blur, sharpen, unsharp, pixelate, roundedCorners, circle, grayscale, monochrome, duotone]
 
     static let adjust = ProcessingOption(names: ["adjust", "a"], usage: "adjust:BRIGHTNESS:CONTRAST:SATURATION", scalesWithPixelRatio: false) {
         arguments throws(Failure) in
@@ -16,6 +16,13 @@ extension ProcessingOption {
             brightness: try value(0, -255...255, default: 0), contrast: try value(1, 0...10, default: 1),
             saturation: try value(2, 0...10, default: 1))
         return adjust == ImageProcessors.Adjust() ? nil : adjust
+    }
+
+    /// Magpie's own, imgproxy-style (imagor's `hue(DEGREES)` in the thumbor syntax).
+    static let hue = ProcessingOption(names: ["hue"], usage: "hue:DEGREES", scalesWithPixelRatio: false) { arguments throws(Failure) in
+        let degrees = try arguments.number(-3600...3600, usage: "hue takes the degrees the hue turns, from -3600 to 3600, e.g. hue:90")
+        let turn = ImageProcessors.Modulate(hue: degrees)
+        return turn == ImageProcessors.Modulate() ? nil : turn
     }
 
     static let blur = ProcessingOption(names: ["blur", "bl"], usage: "blur:SIGMA", scalesWithPixelRatio: false) { arguments throws(Failure) in
