@@ -49,7 +49,7 @@ private func measureTracingOffCost(into report: inout Report, request: ProxyRequ
     for _ in 0..<3 {
         var start = ContinuousClock.now
         for _ in 0..<iterations {
-            let span = RequestSpan.start(for: request)
+            let span = RequestSpan.start(for: request) { $0 }
             RequestSpan.end(span, status: 200, cache: "memory", reason: "")
         }
         requestCosts.append(nanoseconds(ContinuousClock.now - start) / Double(iterations))

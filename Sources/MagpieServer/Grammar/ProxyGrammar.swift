@@ -34,6 +34,11 @@ protocol ProxyGrammar: Sendable {
     /// Whether an SVG source of `options` at `source` is passed through, sanitised, instead of
     /// drawn.
     func passesSVGThrough(_ options: ProxyOptions, source: URL) -> Bool
+
+    /// `path` (below any mount prefix, without its query) as a trace records it: the signature
+    /// and options kept, the source `REDACTED`, as OpenTelemetry asks of what may carry
+    /// credentials (a source URL can hold a password, a presigned query, a private host).
+    func redacted(_ path: String) -> String
 }
 
 extension ProxyGrammar {

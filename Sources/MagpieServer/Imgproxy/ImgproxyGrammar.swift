@@ -38,6 +38,17 @@ struct ImgproxyGrammar: ProxyGrammar {
 
     var healthChecks: [String: String] { ["/health": "ok, \(Libvips.summary)\n"] }
 
+    /// Read without the signature checked or the source decoded: the signature (after `/info`),
+    /// then the option segments up to the first without the arguments' separator.
+    func redacted(_ path: String) -> String {
+        let separator = UInt8(ascii: rules.argumentsSeparator)
+        var segments = ProxyPath.split(path, at: "/").dropFirst(path.hasPrefix("/") ? 1 : 0)
+        var kept = [segments.popFirst() ?? ""]
+        if kept == ["info"] { kept.append(segments.popFirst() ?? "") }
+        kept += segments.prefix { $0.utf8.contains(separator) }
+        return "/" + (kept + ["REDACTED"]).joined(separator: "/")
+    }
+
     func read(_ path: String) throws(ProxyURLError) -> ProxyURL {
         // `/info/<signature>/<info options>/<source>`: signed after `/info`.
         let asksInfo = path.hasPrefix("/info/")

@@ -6,8 +6,9 @@ package import Tracing
 /// application (Hummingbird's `TracingMiddleware`, say) has already opened for the request.
 /// With no tracer bootstrapped it is a no-op span and nothing is read from the headers.
 package enum RequestSpan {
-    /// Opens the request's span when the request arrives.
-    package static func start(for request: ProxyRequest) -> any Span {
+    /// Opens the request's span when the request arrives; `redacted` is its path (without the
+    /// query) as the span records it, read only when the span records.
+    package static func start(for request: ProxyRequest, redacted: (String) -> String) -> any Span {
         // Off (the default), nothing is read or extracted: this runs for every memory hit.
         if InstrumentationSystem.isOff { return NoOpTracer.NoOpSpan(context: .topLevel) }
         let tracer = InstrumentationSystem.tracer
@@ -21,7 +22,7 @@ package enum RequestSpan {
         }
         if span.isRecording {
             span.attributes["http.request.method"] = request.method.rawValue
-            span.attributes["url.path"] = String(request.path.prefix(while: { $0 != "?" }))
+            span.attributes["url.path"] = redacted(String(request.path.prefix(while: { $0 != "?" })))
             span.attributes["magpie.request.id"] = request.id
         }
         return span

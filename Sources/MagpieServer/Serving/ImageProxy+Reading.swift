@@ -64,6 +64,14 @@ extension ImageProxy {
         return .needsWork(work)
     }
 
+    /// `path` (without its query) as a trace records it: its grammar's reading with the source
+    /// `REDACTED`, below the mount prefix as written; a path no grammar serves, wholly.
+    func redacted(_ path: String) -> String {
+        if grammars.healthCheck(at: Substring(path)) != nil { return path }
+        guard let (kind, below) = try? grammar(of: path) else { return "REDACTED" }
+        return path.dropLast(below.count) + grammars.for(kind).redacted(below)
+    }
+
     /// Which grammar a path is written in, and the path without a mount prefix. With prefixes
     /// configured, a path under neither is not found.
     func grammar(of path: String) throws(ProxyURLError) -> (URLGrammar, String) {

@@ -156,7 +156,7 @@ public final class ImageProxy: Sendable {
     func firstLook(at request: ProxyRequest) -> FirstLook {
         let started = ContinuousClock.now
         metrics.started()
-        let span = RequestSpan.start(for: request)
+        let span = RequestSpan.start(for: request, redacted: redacted)
         switch prepare(request) {
         case .answered(let answer): return .answered(recorder.recorded(answer, request: request, started: started, span: span))
         case .needsWork(let work): return .pending(PendingRequest(work: work, request: request, started: started, span: span))

@@ -41,6 +41,14 @@ struct ThumborGrammar: ProxyGrammar {
         return [path.isEmpty ? "/" : path: "WORKING", path + "/": "WORKING"]
     }
 
+    /// What thumbor reads before its image kept; all but the signature when the path does not read.
+    func redacted(_ path: String) -> String {
+        guard let read = try? ThumborPath(path), path.hasSuffix(read.writtenSource) else {
+            return "/" + (ProxyPath.split(path.drop { $0 == "/" }, at: "/").first ?? "") + "/REDACTED"
+        }
+        return path.dropLast(read.writtenSource.count) + "REDACTED"
+    }
+
     func read(_ path: String) throws(ProxyURLError) -> ProxyURL {
         let (signature, signedPart) = try ProxyPath.signed(path)
         try checkSignature(signature, for: String(signedPart.dropFirst()))

@@ -51,6 +51,8 @@ public struct ThumborPath: Sendable, Hashable {
     public let filters: [Filter]
     /// The source URL (`http://` when it has no scheme, as thumbor's HTTP loader does).
     public let source: URL
+    /// The source as the path writes it: what follows the options.
+    public let writtenSource: String
 
     /// Splits `path` (as received, percent-encoding intact).
     public init(_ path: String) throws(ProxyURLError) {
@@ -86,7 +88,8 @@ public struct ThumborPath: Sendable, Hashable {
             filters = try Self.filters(String(text.dropFirst("filters:".count)))
         }
         self.filters = filters
-        source = try Self.source(segments.joined(separator: "/"))
+        writtenSource = segments.joined(separator: "/")
+        source = try Self.source(writtenSource)
     }
 
     private static func trim(_ segment: String) throws(ProxyURLError) -> Trim {

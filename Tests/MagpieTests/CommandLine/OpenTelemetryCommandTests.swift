@@ -135,6 +135,8 @@ struct OpenTelemetryCommandTests {
             let server = try #require(spans.first { $0.trace_id == clientTrace && $0.kind == "SPAN_KIND_SERVER" })
             #expect(server.parent_span_id == clientSpan, "the client's span is the server span's parent")
             #expect(server.attributes["http.response.status_code"]?.integer == 200)
+            // The options an operator filters on; the source, which may carry credentials, not.
+            #expect(server.attributes["url.path"] == .string("/unsafe/rs:fill:64:64/REDACTED"))
             #expect(server.resource["service.name"] == .string("magpie-under-test"))
             #expect(server.resource["host.name"] != nil && server.resource["service.instance.id"] != nil, "the replica is named")
 

@@ -328,6 +328,37 @@ struct ProxyURLTests {
         #expect(response.status == 403, "\(String(decoding: response.body, as: UTF8.self))")
     }
 
+    /// A trace records a request's path with its source `REDACTED` (a source can carry a
+    /// password, a presigned query, a private host), in either grammar, under a mount prefix,
+    /// signed or not, and whether or not the rest reads.
+    @Test func aTracedPathKeepsTheOptionsAndRedactsTheSource() async throws {
+        var unsigned = ProxyConfiguration()
+        unsigned.allowsUnsignedURLs = true
+        let proxy = try ImageProxy(configuration: unsigned)
+        let prefixed = try ImageProxy(configuration: {
+            var configuration = unsigned
+            (configuration.imgproxyPathPrefix, configuration.thumborPathPrefix) = ("/i", "/t")
+            return configuration
+        }())
+        let cases: [(ImageProxy, String, String)] = [
+            (proxy, "/unsafe/rs:fill:300:200/bl:2/plain/https%3A%2F%2Fuser%3Apw%40example.com%2Fa.jpg@webp", "/unsafe/rs:fill:300:200/bl:2/REDACTED"),
+            (proxy, "/sig/w:100/aHR0cHM6Ly9leGFtcGxlLmNvbS9hLmpwZw.png", "/sig/w:100/REDACTED"),
+            (proxy, "/info/sig/plain/https://example.com/secret.jpg", "/info/sig/REDACTED"),
+            (proxy, "/unsafe/fit-in/300x200/smart/filters:hue(90)/example.com/private/a.jpg", "/unsafe/fit-in/300x200/smart/filters:hue(90)/REDACTED"),
+            (proxy, "/unsafe/300x200/!!/x:(", "/unsafe/300x200/REDACTED"),
+            (proxy, "/unsafe/999999x1/example.com/a.jpg", "/unsafe/REDACTED"),
+            (prefixed, "/i/unsafe/w:10/plain/https://example.com/a.jpg", "/i/unsafe/w:10/REDACTED"),
+            (prefixed, "/t/unsafe/10x10/example.com/a.jpg", "/t/unsafe/10x10/REDACTED"),
+            (prefixed, "/elsewhere/https://example.com/a.jpg", "REDACTED"),
+            (proxy, "/health", "/health"),
+        ]
+        for (server, path, traced) in cases {
+            #expect(server.redacted(path) == traced, "\(path)")
+        }
+        await proxy.shutdown()
+        await prefixed.shutdown()
+    }
+
     @Test func keysMustBeHex() {
         #expect(throws: SigningKeyError.self) { try SigningKey(keyHex: "xyz", saltHex: "00") }
         #expect(throws: SigningKeyError.self) { try SigningKey(keyHex: "00", saltHex: "0") }
