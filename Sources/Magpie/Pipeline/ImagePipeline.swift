@@ -66,7 +66,7 @@ public final class ImagePipeline: Sendable {
         if configuration.allowsFileURLs, sourceLoaders["file"] == nil { sourceLoaders["file"] = FileSystemLoader() }
         context = PipelineContext(
             configuration: configuration,
-            memoryCache: memoryCache,
+            memory: memoryCache.map(PipelineMemory.init),
             encodedCache: configuration.encodedMemoryCacheLimit.flatMap { $0 > 0 ? EncodedImageCache(limit: $0, clock: configuration.clock) : nil },
             originals: keeps?.keepsOriginals == true ? tiered : dataCache,
             variants: keeps?.keepsVariants == true ? tiered : dataCache,
@@ -124,18 +124,29 @@ public final class ImagePipeline: Sendable {
 
     /// Loads the image a request describes. Cancelling the calling task cancels the load.
     public func image(for request: ImageRequest) async throws(MagpieError) -> ImageResponse {
-        // A memory hit needs no task, no event stream and no suspension.
-        if RequestKeys.readsMemory(request), let image = cachedImage(for: request) {
-            recorder.record(.finished(.memory))
-            emit(.finished(task: scheduler.arrival(), url: request.url, bytes: 0, duration: .zero, source: .memory))
-            return ImageResponse(image: image, request: request, source: .memory)
+        // A memory hit needs no task, no event stream and no suspension; a miss is not read again.
+        var missed: PipelineMemory.Miss?
+        if RequestKeys.readsMemory(request), let memory = context.memory {
+            switch memory.image(for: RequestKeys.memoryKey(for: request, cacheKey: configuration.cacheKey)) {
+            case .hit(let image):
+                recorder.record(.finished(.memory))
+                emit(.finished(task: scheduler.arrival(), url: request.url, bytes: 0, duration: .zero, source: .memory))
+                return ImageResponse(image: image, request: request, source: .memory)
+            case .miss(let miss):
+                missed = miss
+            }
         }
-        return try await imageTask(with: request).response
+        return try await startTask(with: request, missedMemory: missed).response
     }
 
     /// Starts loading and returns a handle to cancel it, change its priority, follow its
     /// events and await its result.
     public func imageTask(with request: ImageRequest) -> ImageTask {
+        startTask(with: request, missedMemory: nil)
+    }
+
+    /// A task for `request`; `missedMemory` when the memory cache was read for it just now.
+    private func startTask(with request: ImageRequest, missedMemory: PipelineMemory.Miss?) -> ImageTask {
         let started = ContinuousClock.now
         let received = NIOLockedValueBox(0)
         let task = ImageTask(request: request, arrival: scheduler.arrival()) { [weak self] task, event in
@@ -143,7 +154,7 @@ public final class ImagePipeline: Sendable {
             self.emit(event)
         }
         workTracker?.track(task)
-        task.start { [self] task throws(MagpieError) in try await self.load(task) }
+        task.start { [self] task throws(MagpieError) in try await self.load(task, missedMemory: missedMemory) }
         return task
     }
 
@@ -258,13 +269,17 @@ public final class ImagePipeline: Sendable {
 
     // MARK: - Wiring
 
-    private func load(_ task: ImageTask) async throws(MagpieError) -> ImageResponse {
+    private func load(_ task: ImageTask, missedMemory: PipelineMemory.Miss?) async throws(MagpieError) -> ImageResponse {
         let request = task.request
         let keys = RequestKeys(request, configuration: configuration)
-        if RequestKeys.readsMemory(request), let image = memoryCache?[keys.image] {
-            return ImageResponse(image: image, request: request, source: .memory)
+        var missedMemory = missedMemory
+        if missedMemory == nil, RequestKeys.readsMemory(request), let memory = context.memory {
+            switch memory.image(for: keys.image) {
+            case .hit(let image): return ImageResponse(image: image, request: request, source: .memory)
+            case .miss(let miss): missedMemory = miss
+            }
         }
-        let input = StageInput(request: request, keys: keys, arrival: task.arrival)
+        let input = StageInput(request: request, keys: keys, arrival: task.arrival, missedMemory: missedMemory)
         try context.validate(input)
         // The stages hold the input, never the task: a task is the work's subscriber, not its owner.
         let loaded = try await loadStage.task(for: input).value(for: task) { event in

@@ -21,7 +21,7 @@ import Tracing
 extension EncodeImage {
     func encodesInOnePass(_ input: StageInput, key: EncodeWorkKey) -> Bool {
         let request = input.request
-        guard context.memoryCache == nil, context.configuration.decoder is VipsDecoder, (key.encoding.maximumBytes ?? 0) <= 0,
+        guard context.memory == nil, context.configuration.decoder is VipsDecoder, (key.encoding.maximumBytes ?? 0) <= 0,
             !request.options.contains(.keepsHighDepth)
         else { return false }
         switch (request.thumbnail, request.processors.count) {

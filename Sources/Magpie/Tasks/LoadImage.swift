@@ -27,11 +27,13 @@ final class LoadImage: Sendable {
         let keys = input.keys
         // A request that missed the memory cache just before an identical one finished and
         // left the pool finds the image here instead of making it again.
-        if RequestKeys.readsMemory(request), let image = context.memoryCache?[keys.image] {
+        if RequestKeys.readsMemory(request), let memory = context.memory, memory.mayHoldMore(than: input.missedMemory),
+            case .hit(let image) = memory.image(for: keys.image)
+        {
             return LoadedImage(container: ImageContainer(image: image), source: .memory)
         }
         if let variant = await storedVariant(input, clock: shared.clock) {
-            context.memoryCache?.store(variant.image, for: keys.image)
+            context.memory?.store(variant.image, for: keys.image)
             return LoadedImage(container: variant, source: .disk)
         }
         let made = try await process.task(for: input, upTo: request.processors.count).value(for: shared) { event in
@@ -40,7 +42,7 @@ final class LoadImage: Sendable {
             case .partialBody: break
             }
         }
-        context.memoryCache?.store(made.container.image, for: keys.image)
+        context.memory?.store(made.container.image, for: keys.image)
         if keys.keepsVariant { await storeVariant(made.container.image, redirects: made.redirects, input: input) }
         var container = made.container
         if !request.options.contains(.returnsOriginalData) { container.data = nil }

@@ -4,7 +4,7 @@ import CMagpieVips
 /// the one recorder all counting goes through.
 struct PipelineContext: Sendable {
     let configuration: ImagePipeline.Configuration
-    let memoryCache: (any ImageCaching)?
+    let memory: PipelineMemory?
     let encodedCache: EncodedImageCache?
     /// Where originals are kept: the disk cache, or the shared store behind it.
     let originals: (any OriginalStoring)?
@@ -101,4 +101,7 @@ struct StageInput: Sendable {
     /// The original, when the request already holds it (a server joined its download before
     /// the request was admitted): the fetch gives it instead of loading it again.
     var original: LoadedData? = nil
+    /// What the request's read of the memory cache saw, when it was read and missed: the load
+    /// stage reads it again only if the pipeline has stored an image since.
+    var missedMemory: PipelineMemory.Miss? = nil
 }
