@@ -94,7 +94,7 @@ public final class ImagePipeline: Sendable {
         decodeStage = DecodeImage(context: context, fetch: fetchStage)
         processStage = ProcessImage(context: context, decode: decodeStage)
         loadStage = LoadImage(context: context, process: processStage)
-        encodeStage = EncodeImage(context: context, process: processStage, decode: decodeStage, fetch: fetchStage)
+        encodeStage = EncodeImage(context: context, process: processStage, decode: decodeStage)
         let watch = startWatchingMemoryPressure()
         memoryPressureWatch.withLockedValue { $0 = watch }
     }
@@ -222,7 +222,7 @@ public final class ImagePipeline: Sendable {
 
     /// Shared fetch and decode tasks still running; zero when the pipeline is idle.
     public var inFlightTaskCount: Int {
-        fetchStage.stage.inFlightCount + decodeStage.stage.inFlightCount + processStage.stage.inFlightCount
+        fetchStage.stage.inFlightCount + decodeStage.stage.inFlightCount + decodeStage.encodingStage.inFlightCount + processStage.stage.inFlightCount
             + loadStage.stage.inFlightCount + encodeStage.stage.inFlightCount
     }
 

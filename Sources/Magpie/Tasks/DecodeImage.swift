@@ -10,7 +10,15 @@ struct LoadedImage: StageOutput {
     var metadata: HTTPMetadata?
     /// How long the stages that made it took.
     var timings = StageTimings()
-    let isFound = false
+    /// Handed to the stage made already (``StageInput/decoded``): its time was counted there.
+    var isFound = false
+    /// Decoded from the variant kept on disk by the load stage, whose run then counts as a
+    /// decode (the file's read with it).
+    var decodedVariant = false
+
+    func fact(of stage: StageName, took own: Duration) -> PipelineRecorder.Fact? {
+        decodedVariant && stage == .load ? .decoded(own) : stage.fact(took: own)
+    }
 
     var redirects: [URL] { metadata?.redirects ?? [] }
 
@@ -26,14 +34,17 @@ struct LoadedImage: StageOutput {
 /// The second stage: decodes the original bytes (downsampling at load time for thumbnails)
 /// on the decoding threads, and turns partial bodies into previews while they download.
 final class DecodeImage: Sendable {
-    private let context: PipelineContext
-    private let fetch: FetchOriginalData
+    let context: PipelineContext
+    let fetch: FetchOriginalData
     let stage: Stage<DecodeWorkKey, LoadedImage>
+    /// Decodes that encode as they go (`DecodeImage+Encoding`), keyed by the encoding too.
+    let encodingStage: Stage<EncodeWorkKey, DecodedForEncoding>
 
     init(context: PipelineContext, fetch: FetchOriginalData) {
         self.context = context
         self.fetch = fetch
         stage = Stage(.decode, context: context)
+        encodingStage = Stage(.decode, context: context)
     }
 
     func task(for input: StageInput) -> SharedTask<LoadedImage> {
@@ -43,6 +54,10 @@ final class DecodeImage: Sendable {
     }
 
     private func decode(_ input: StageInput, shared: SharedTask<LoadedImage>) async throws(MagpieError) -> LoadedImage {
+        if var decoded = input.decoded {
+            decoded.isFound = true
+            return decoded
+        }
         let decoder = context.configuration.decoder
         let thumbnail = input.request.thumbnail
         let maximumPixels = context.configuration.maximumPixels

@@ -10,15 +10,31 @@ final class EncodeImage: Sendable {
     let context: PipelineContext
     let process: ProcessImage
     let decode: DecodeImage
-    let fetch: FetchOriginalData
     let stage: Stage<EncodeWorkKey, EncodedImage>
 
-    init(context: PipelineContext, process: ProcessImage, decode: DecodeImage, fetch: FetchOriginalData) {
+    init(context: PipelineContext, process: ProcessImage, decode: DecodeImage) {
         self.context = context
         self.process = process
         self.decode = decode
-        self.fetch = fetch
         stage = Stage(.encode, context: context)
+    }
+
+    /// Whether the request is made by a decode that encodes as it goes (`DecodeImage+Encoding`):
+    /// the pipeline keeps no decoded images, nobody is decoding or processing the same image
+    /// already (that work is joined instead), and the request is a thumbnail or a layout that
+    /// decodes straight to its size.
+    func encodesInOnePass(_ input: StageInput, key: EncodeWorkKey) -> Bool {
+        let request = input.request
+        guard context.memory == nil, context.configuration.decoder is VipsDecoder, (key.encoding.maximumBytes ?? 0) <= 0,
+            !request.options.contains(.keepsHighDepth)
+        else { return false }
+        switch (request.thumbnail, request.processors.count) {
+        case (let box?, 0): guard box.fit != .crop else { return false }
+        case (nil, 1): guard request.processors[0] is ImageProcessors.Layout else { return false }
+        default: return false
+        }
+        let processed = request.processors.isEmpty ? false : process.stage.isRunning(input.keys.processWork(upTo: request.processors.count))
+        return !processed && !decode.stage.isRunning(input.keys.decodeWork)
     }
 
     /// The shared work for `key`, and whether it was already running.
@@ -37,7 +53,23 @@ final class EncodeImage: Sendable {
         // Finished by an identical request just before this one started.
         if RequestKeys.readsMemory(request), let hit = context.encodedCache?[key.stored] { return hit.answered(from: .memory) }
         if let stored = await storedEncoding(input, key: key) { return stored }
-        if encodesInOnePass(input, key: key) { return try await encodeInOnePass(input, key: key, shared: shared) }
+        var input = input
+        if encodesInOnePass(input, key: key) {
+            let decoded = try await decode.task(for: input, encoding: key).value(for: shared) { event in
+                if case .task = event { shared.send(event) }
+            }
+            let original = decoded.original
+            switch decoded.made {
+            case .encoded(let bytes, let format, _, _):
+                return finished(
+                    bytes, format: format, validator: decoded.validator, from: original.source, metadata: original.metadata, timings: decoded.timings,
+                    key: key)
+            case .decoded(let image):
+                input.decoded = LoadedImage(container: ImageContainer(image: image, data: original.bytes), source: original.source, metadata: original.metadata, timings: decoded.timings)
+            case .notHeld:
+                input.original = LoadedData(bytes: original.bytes, metadata: original.metadata, source: original.source, timings: decoded.timings)
+            }
+        }
         let made = try await process.task(for: input, upTo: request.processors.count).value(for: shared) { event in
             if case .task = event { shared.send(event) }
         }

@@ -34,7 +34,7 @@ final class LoadImage: Sendable {
         }
         if let variant = await storedVariant(input, clock: shared.clock) {
             context.memory?.store(variant.image, for: keys.image)
-            return LoadedImage(container: variant, source: .disk)
+            return LoadedImage(container: variant, source: .disk, decodedVariant: true)
         }
         let made = try await process.task(for: input, upTo: request.processors.count).value(for: shared) { event in
             switch event {
@@ -59,12 +59,8 @@ final class LoadImage: Sendable {
         // Made from bytes that came through a host these rules refuse: the fetch says so.
         if (try? input.keys.sources.check(redirects: entry.metadata.redirects, of: input.request.url)) == nil { return nil }
         do {
-            // The variant is the finished image: decoded whole, with no resize to follow. It is
-            // decoded inside the load stage, whose own time is no decode's: counted here.
-            let (image, took) = try await clock.measure { () throws(MagpieError) in
-                try await context.decode(entry.data, for: input.request, thumbnail: nil, resizeFirst: nil, clock: clock)
-            }
-            context.recorder.record(.decoded(took))
+            // The variant is the finished image: decoded whole, with no resize to follow.
+            let image = try await context.decode(entry.data, for: input.request, thumbnail: nil, resizeFirst: nil, clock: clock)
             return ImageContainer(image: image)
         } catch {
             // A variant that does not decode is made again from the original; one whose decode

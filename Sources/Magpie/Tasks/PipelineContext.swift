@@ -101,6 +101,9 @@ struct StageInput: Sendable {
     /// The original, when the request already holds it (a server joined its download before
     /// the request was admitted): the fetch gives it instead of loading it again.
     var original: LoadedData? = nil
+    /// The image, when a decode that tried to encode as it went made it instead: the stages
+    /// after the decode take it as it is.
+    var decoded: LoadedImage? = nil
     /// What the request's read of the memory cache saw, when it was read and missed: the load
     /// stage reads it again only if the pipeline has stored an image since.
     var missedMemory: PipelineMemory.Miss? = nil

@@ -127,7 +127,7 @@ final class Stage<Key: Hashable & Sendable, Value: StageOutput>: Sendable {
         if let phase = name.phase { value.timings.add(own, to: phase) }
         let queued = shared.clock.current.queued
         if queued > .zero { value.timings.add(queued, to: .queue) }
-        if let fact = name.fact(took: own) { recorder.record(fact) }
+        if let fact = value.fact(of: name, took: own) { recorder.record(fact) }
         return value
     }
 

@@ -60,4 +60,11 @@ protocol StageOutput: Sendable {
     /// Whether the work found the value in a cache instead of making it (then no stage time
     /// is added: the time to look was not the stage's work).
     var isFound: Bool { get }
+    /// What the recorder counts for a run of `stage` that made this in `own` time.
+    func fact(of stage: StageName, took own: Duration) -> PipelineRecorder.Fact?
+}
+
+extension StageOutput {
+    /// What the stage counts of every run (``StageName/fact(took:)``).
+    func fact(of stage: StageName, took own: Duration) -> PipelineRecorder.Fact? { stage.fact(took: own) }
 }

@@ -141,15 +141,16 @@ struct OpenTelemetryCommandTests {
             #expect(server.resource["host.name"] != nil && server.resource["service.instance.id"] != nil, "the replica is named")
 
             // The proxy keeps no decoded images, so a thumbnail is decoded, cut and encoded in one
-            // libvips pipeline (no memory-cache load, no process stage): the encode waits for the
-            // fetch, then runs the one pass, which its decode span tells of.
+            // libvips pipeline (no memory-cache load, no process stage): the encode asks the decode
+            // to encode as it goes, which its span tells of, and the decode waits for the fetch,
+            // as on every other path.
             let (encode, decode, fetch) = (
                 try Self.span("magpie.encode", of: clientTrace, in: spans), try Self.span("magpie.decode", of: clientTrace, in: spans),
                 try Self.span("magpie.fetch", of: clientTrace, in: spans)
             )
             #expect(spans.filter { $0.trace_id == clientTrace }.count == 4, "\(spans.filter { $0.trace_id == clientTrace }.map(\.name))")
             #expect(encode.parent_span_id == server.span_id)
-            #expect(fetch.parent_span_id == encode.span_id)
+            #expect(fetch.parent_span_id == decode.span_id)
             #expect(decode.parent_span_id == encode.span_id)
             #expect(decode.attributes["magpie.one_pass"] == .bool(true))
             #expect(fetch.attributes["magpie.source.host"] == .string("127.0.0.1"))

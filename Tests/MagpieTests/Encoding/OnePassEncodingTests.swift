@@ -4,7 +4,7 @@ import MagpieTesting
 import Testing
 
 /// A pipeline that keeps no decoded images writes thumbnails and layouts that only scale and
-/// crop in one libvips pipeline (`EncodeImage+OnePass`). Its bytes must be the ones the stages
+/// crop in one libvips pipeline (`DecodeImage+Encoding`). Its bytes must be the ones the stages
 /// make one after another, for every image of the corpus: where the one pass cannot hold
 /// (animations, transparency, grey pixels in a colour file, formats written outside libvips)
 /// it falls back, and where it holds it must not differ by a byte.
