@@ -148,24 +148,19 @@ final class PipelineRecorder: Sendable {
             case .downloaded(let count): bytes.increment(by: count)
             case .revalidated: revalidated.increment()
             case .resumed: resumed.increment()
-            case .decoded(let duration): decodeTime.recordNanoseconds(Self.nanoseconds(duration))
+            case .decoded(let duration): decodeTime.record(duration)
             // The decode's own time is not told apart from the encode's here.
             case .encodedInOnePass: onePassEncodes.increment()
             case .encodedWhileDecoding: encodesWhileDecoding.increment()
             case .processed(let duration):
                 processorRuns.increment()
-                processTime.recordNanoseconds(Self.nanoseconds(duration))
+                processTime.record(duration)
             case .variantStored: variantsStored.increment()
             case .memoryTrimmed(let freed):
                 memoryTrims.increment()
                 trimmedBytes.increment(by: freed)
             case .sharedStore(let outcome): sharedStore[outcome]?.increment()
             }
-        }
-
-        private static func nanoseconds(_ duration: Duration) -> Int64 {
-            let (seconds, attoseconds) = duration.components
-            return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
         }
     }
 }

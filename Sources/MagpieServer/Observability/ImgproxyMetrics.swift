@@ -1,5 +1,6 @@
 import Magpie
-import Prometheus
+import Metrics
+import struct Prometheus.PrometheusMetricsFactory
 
 /// imgproxy's Prometheus metrics, by its names, labels and meanings, so that a dashboard made
 /// for imgproxy reads Magpie unchanged: `requests_total`, `status_codes_total{status}`,
@@ -15,54 +16,61 @@ struct ImgproxyMetrics: Sendable {
         case timeout, downloading, processing, queue
     }
 
-    private let registry: PrometheusCollectorRegistry
+    private let factory: PrometheusMetricsFactory
     private let namespace: String?
     private let requests: Counter
     private let statusCodes: [Int: Counter]
     private let errors: [ErrorType: Counter]
-    private let duration: DurationHistogram
+    private let duration: Metrics.Timer
     /// imgproxy's spans: waiting for a worker, downloading, and processing (decoding,
     /// transforming and saving, one span in imgproxy).
-    private let queueSpan: DurationHistogram
-    private let downloadingSpan: DurationHistogram
-    private let processingSpan: DurationHistogram
-    private let requestsInProgress: Gauge
-    private let imagesInProgress: Gauge
-    private let utilization: Gauge
-    private let vipsMemory: Gauge
-    private let vipsMaxMemory: Gauge
-    private let vipsAllocations: Gauge
+    private let queueSpan: Metrics.Timer
+    private let downloadingSpan: Metrics.Timer
+    private let processingSpan: Metrics.Timer
+    private let requestsInProgress: Meter
+    private let imagesInProgress: Meter
+    private let utilization: Meter
+    private let vipsMemory: Meter
+    private let vipsMaxMemory: Meter
+    private let vipsAllocations: Meter
     private let workers: Double
 
-    init(registry: PrometheusCollectorRegistry, namespace: String?, workers: Int) {
-        self.registry = registry
+    /// Made by `factory`, which is given imgproxy's histogram buckets.
+    init(factory: inout PrometheusMetricsFactory, namespace: String?, workers: Int) {
+        let durationLabel = Self.name("request_duration_seconds", namespace), spanLabel = Self.name("request_span_duration_seconds", namespace)
+        factory.durationHistogramBuckets[durationLabel] = Self.buckets
+        factory.durationHistogramBuckets[spanLabel] = Self.buckets
+        self.factory = factory
         self.namespace = namespace
-        let name = { (metric: String, unit: String, help: String) in
-            MetricNameDescriptor(namespace: namespace, metricName: metric, unitName: unit, helpText: help)
-        }
+        let factory = factory
+        func meter(_ metric: String) -> Meter { Meter(label: Self.name(metric, namespace), factory: factory) }
         self.workers = Double(max(1, workers))
-        requests = registry.makeCounter(descriptor: name("requests", "total", "Image requests received (imgproxy's name)."))
+        requests = Counter(label: Self.name("requests_total", namespace), factory: factory)
         statusCodes = Dictionary(uniqueKeysWithValues: ProxyMetrics.usualStatuses.map { status in
-            (status, Self.statusCounter(status, registry: registry, namespace: namespace))
+            (status, Self.statusCounter(status, factory: factory, namespace: namespace))
         })
         errors = Dictionary(uniqueKeysWithValues: ErrorType.allCases.map { type in
-            (type, registry.makeCounter(descriptor: name("errors", "total", "Failed image requests by imgproxy's error type."), labels: [("type", type.rawValue)]))
+            (type, Counter(label: Self.name("errors_total", namespace), dimensions: [("type", type.rawValue)], factory: factory))
         })
-        duration = registry.makeDurationHistogram(
-            descriptor: name("request_duration", "seconds", "Time to answer an image request (imgproxy's name)."), buckets: Self.buckets)
-        func span(_ span: String) -> DurationHistogram {
-            registry.makeDurationHistogram(
-                descriptor: name("request_span_duration", "seconds", "Time per part of a request: queue, downloading, processing (imgproxy's spans)."),
-                labels: [("span", span)], buckets: Self.buckets)
-        }
+        duration = Metrics.Timer(label: durationLabel, factory: factory)
+        func span(_ span: String) -> Metrics.Timer { Metrics.Timer(label: spanLabel, dimensions: [("span", span)], factory: factory) }
         (queueSpan, downloadingSpan, processingSpan) = (span("queue"), span("downloading"), span("processing"))
-        requestsInProgress = registry.makeGauge(descriptor: name("requests_in_progress", "", "Image requests being answered now (imgproxy's name)."))
-        imagesInProgress = registry.makeGauge(descriptor: name("images_in_progress", "", "Images being made now: admitted and not yet answered (a request joining one being made adds none)."))
-        utilization = registry.makeGauge(descriptor: name("workers_utilization", "", "Requests in progress per processing slot, in percent."))
-        registry.makeGauge(descriptor: name("workers", "", "Processing slots (imgproxy's workers).")).set(to: self.workers)
-        vipsMemory = registry.makeGauge(descriptor: name("vips_memory", "bytes", "Pixel memory libvips holds now."))
-        vipsMaxMemory = registry.makeGauge(descriptor: name("vips_max_memory", "bytes", "The most pixel memory libvips has held at once."))
-        vipsAllocations = registry.makeGauge(descriptor: name("vips_allocs", "", "Pixel buffers libvips holds now."))
+        requestsInProgress = meter("requests_in_progress")
+        // Images being made now: admitted and not yet answered (a request joining one being
+        // made adds none).
+        imagesInProgress = meter("images_in_progress")
+        // Requests in progress per processing slot, in percent.
+        utilization = meter("workers_utilization")
+        meter("workers").set(self.workers)
+        vipsMemory = meter("vips_memory_bytes")
+        vipsMaxMemory = meter("vips_max_memory_bytes")
+        vipsAllocations = meter("vips_allocs")
+    }
+
+    /// imgproxy's `IMGPROXY_PROMETHEUS_NAMESPACE` prefix, with its underscore.
+    private static func name(_ metric: String, _ namespace: String?) -> String {
+        guard let namespace, !namespace.isEmpty else { return metric }
+        return namespace + "_" + metric
     }
 
     func started() {
@@ -75,7 +83,7 @@ struct ImgproxyMetrics: Sendable {
     func finished(status: Int, total: Duration, timings: StageTimings) {
         requestsInProgress.decrement()
         utilization.decrement(by: 100 / workers)
-        (statusCodes[status] ?? Self.statusCounter(status, registry: registry, namespace: namespace)).increment()
+        (statusCodes[status] ?? Self.statusCounter(status, factory: factory, namespace: namespace)).increment()
         duration.record(total)
         let durations = timings.durations
         if let queue = durations[.queue] { queueSpan.record(queue) }
@@ -93,15 +101,13 @@ struct ImgproxyMetrics: Sendable {
     /// Reads libvips' own accounting, just before `/metrics` is written.
     func refreshLibvips() {
         let memory = Libvips.memory
-        vipsMemory.set(to: Double(memory.bytes))
-        vipsMaxMemory.set(to: Double(memory.highestBytes))
-        vipsAllocations.set(to: Double(memory.allocations))
+        vipsMemory.set(Double(memory.bytes))
+        vipsMaxMemory.set(Double(memory.highestBytes))
+        vipsAllocations.set(Double(memory.allocations))
     }
 
-    private static func statusCounter(_ status: Int, registry: PrometheusCollectorRegistry, namespace: String?) -> Counter {
-        registry.makeCounter(
-            descriptor: MetricNameDescriptor(namespace: namespace, metricName: "status_codes", unitName: "total", helpText: "Answers by HTTP status (imgproxy's name)."),
-            labels: [("status", String(status))])
+    private static func statusCounter(_ status: Int, factory: PrometheusMetricsFactory, namespace: String?) -> Counter {
+        Counter(label: name("status_codes_total", namespace), dimensions: [("status", String(status))], factory: factory)
     }
 
     /// Go's Prometheus client's default buckets, which imgproxy's histograms use.

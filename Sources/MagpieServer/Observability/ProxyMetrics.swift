@@ -1,51 +1,57 @@
 import Magpie
-import Prometheus
+import Metrics
+import class Prometheus.PrometheusCollectorRegistry
+import struct Prometheus.PrometheusMetricsFactory
 
-/// The proxy's Prometheus metrics (`magpie_proxy_*`, and imgproxy's names beside them) in its
-/// own registry, served at `/metrics` with the pipeline's `magpie_*` metrics.
+/// The proxy's metrics (`magpie_proxy_*`, and imgproxy's names beside them), made through
+/// swift-metrics as the pipeline's are, by ``factory``: swift-prometheus over the proxy's
+/// registry, served at `/metrics` with the pipeline's `magpie_*` metrics.
 final class ProxyMetrics: Sendable {
-    let registry: PrometheusCollectorRegistry
+    /// Every metric of the proxy and (unless its configuration names another) of its pipeline.
+    let factory: PrometheusMetricsFactory
     let imgproxy: ImgproxyMetrics
-    private let inFlight: Gauge
-    private let queued: Gauge
+    private let inFlight: Meter
+    private let queued: Meter
     private let coalesced: Counter
     private let notModified: Counter
     /// Made once, every labelled metric here: looking one up in the registry takes a lock,
-    /// checks its name and help text and builds its labels (a sixth of a memory hit's time).
+    /// checks its name and builds its labels (a sixth of a memory hit's time).
     private let requestsByStatus: [Int: Counter]
     private let cacheHits: [EncodedImage.Cache: Counter]
     private let cacheMisses: Counter
     private let servedByFormat: [ImageFormat: Counter]
-    private let duration: DurationHistogram
-    private let stageDurations: [StageTimings.Stage: DurationHistogram]
+    private let duration: Metrics.Timer
+    private let stageDurations: [StageTimings.Stage: Metrics.Timer]
 
     init(registry: PrometheusCollectorRegistry, namespace: String?, workers: Int) {
-        self.registry = registry
-        imgproxy = ImgproxyMetrics(registry: registry, namespace: namespace, workers: workers)
-        inFlight = registry.makeGauge(descriptor: Self.name("requests_in_flight", unit: "", help: "Image requests being answered now."))
-        queued = registry.makeGauge(descriptor: Self.name("queued_requests", unit: "", help: "Requests waiting for a processing slot."))
-        coalesced = registry.makeCounter(descriptor: Self.name("coalesced", help: "Requests that joined identical work already running."))
-        notModified = registry.makeCounter(descriptor: Self.name("not_modified", help: "Requests answered 304 from their If-None-Match."))
-        requestsByStatus = Dictionary(uniqueKeysWithValues: Self.usualStatuses.map { ($0, Self.requests(status: $0, registry: registry)) })
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.durationHistogramBuckets = [Self.durationLabel: Self.buckets, Self.stageDurationLabel: Self.buckets]
+        imgproxy = ImgproxyMetrics(factory: &factory, namespace: namespace, workers: workers)
+        self.factory = factory
+        inFlight = Meter(label: "magpie_proxy_requests_in_flight", factory: factory)
+        queued = Meter(label: "magpie_proxy_queued_requests", factory: factory)
+        coalesced = Counter(label: "magpie_proxy_coalesced_total", factory: factory)
+        notModified = Counter(label: "magpie_proxy_not_modified_total", factory: factory)
+        requestsByStatus = Dictionary(uniqueKeysWithValues: Self.usualStatuses.map { ($0, Self.requests(status: $0, factory: factory)) })
         cacheHits = Dictionary(uniqueKeysWithValues: EncodedImage.Cache.allCases.map { tier in
-            (tier, registry.makeCounter(descriptor: Self.name("cache_hits", help: "Results served from a cache, by tier."), labels: [("tier", tier.rawValue)]))
+            (tier, Counter(label: "magpie_proxy_cache_hits_total", dimensions: [("tier", tier.rawValue)], factory: factory))
         })
-        cacheMisses = registry.makeCounter(descriptor: Self.name("cache_misses", help: "Results that had to be made."))
-        servedByFormat = Dictionary(uniqueKeysWithValues: ImageFormat.allCases.filter { $0 != .unknown }.map { ($0, Self.served($0, registry: registry)) })
-        duration = registry.makeDurationHistogram(
-            descriptor: Self.name("request_duration", unit: "seconds", help: "Time to answer an image request."), buckets: Self.buckets)
+        cacheMisses = Counter(label: "magpie_proxy_cache_misses_total", factory: factory)
+        servedByFormat = Dictionary(uniqueKeysWithValues: ImageFormat.allCases.filter { $0 != .unknown }.map { ($0, Self.served($0, factory: factory)) })
+        duration = Metrics.Timer(label: Self.durationLabel, factory: factory)
         stageDurations = Dictionary(uniqueKeysWithValues: StageTimings.Stage.allCases.map { stage in
-            (stage, registry.makeDurationHistogram(
-                descriptor: Self.name("stage_duration", unit: "seconds", help: "Time spent per stage: queue, download, decode, process, encode."),
-                labels: [("stage", stage.rawValue)], buckets: Self.buckets))
+            (stage, Metrics.Timer(label: Self.stageDurationLabel, dimensions: [("stage", stage.rawValue)], factory: factory))
         })
     }
 
     /// The statuses the proxy answers with, whose counters are made at the start.
     static let usualStatuses = [200, 304, 400, 403, 404, 410, 413, 415, 422, 429, 500, 502, 503, 504]
 
-    private static func requests(status: Int, registry: PrometheusCollectorRegistry) -> Counter {
-        registry.makeCounter(descriptor: name("requests", help: "Image requests by response status."), labels: [("status", String(status))])
+    private static let durationLabel = "magpie_proxy_request_duration_seconds"
+    private static let stageDurationLabel = "magpie_proxy_stage_duration_seconds"
+
+    private static func requests(status: Int, factory: PrometheusMetricsFactory) -> Counter {
+        Counter(label: "magpie_proxy_requests_total", dimensions: [("status", String(status))], factory: factory)
     }
 
     func started() {
@@ -56,7 +62,7 @@ final class ProxyMetrics: Sendable {
     func finished(status: Int, total: Duration, timings: StageTimings) {
         inFlight.decrement()
         imgproxy.finished(status: status, total: total, timings: timings)
-        (requestsByStatus[status] ?? Self.requests(status: status, registry: registry)).increment()
+        (requestsByStatus[status] ?? Self.requests(status: status, factory: factory)).increment()
         duration.record(total)
         for (stage, spent) in timings.durations { stageDurations[stage]?.record(spent) }
         if status == 304 { notModified.increment() }
@@ -70,15 +76,10 @@ final class ProxyMetrics: Sendable {
 
     func queueChanged(by delta: Int) { queued.increment(by: Double(delta)) }
 
-    func served(format: ImageFormat) { (servedByFormat[format] ?? Self.served(format, registry: registry)).increment() }
+    func served(format: ImageFormat) { (servedByFormat[format] ?? Self.served(format, factory: factory)).increment() }
 
-    private static func served(_ format: ImageFormat, registry: PrometheusCollectorRegistry) -> Counter {
-        registry.makeCounter(descriptor: name("responses_by_format", help: "Images sent, by format."), labels: [("format", format.rawValue)])
-    }
-
-    /// `magpie_proxy_<metric>_<unit>`; counters end in `_total` as Prometheus expects.
-    private static func name(_ metric: String, unit: String = "total", help: String) -> MetricNameDescriptor {
-        MetricNameDescriptor(namespace: "magpie", subsystem: "proxy", metricName: metric, unitName: unit, helpText: help)
+    private static func served(_ format: ImageFormat, factory: PrometheusMetricsFactory) -> Counter {
+        Counter(label: "magpie_proxy_responses_by_format_total", dimensions: [("format", format.rawValue)], factory: factory)
     }
 
     private static let buckets: [Duration] = [

@@ -83,7 +83,7 @@ public final class ImageProxy: Sendable {
         metrics = ProxyMetrics(registry: metricsRegistry, namespace: configuration.prometheusNamespace, workers: configuration.processingSlots)
         var pipelineConfiguration = configuration.pipeline
         if pipelineConfiguration.metricsFactory == nil {
-            pipelineConfiguration.metricsFactory = PrometheusMetricsFactory(registry: metricsRegistry)
+            pipelineConfiguration.metricsFactory = metrics.factory
         }
         // What the proxy promises clients (`max-age`) bounds how long a result is served.
         pipelineConfiguration.encodedImageMaxAge = configuration.cacheMaxAge
