@@ -36,41 +36,57 @@ final class PipelineRecorder: Sendable {
 
     var snapshot: PipelineStatistics { counts.withLockedValue { $0 } }
 
+    /// Adds `fact` to the statistics and to swift-metrics, in one switch: what each fact counts
+    /// is said once. The metrics are told under the statistics' lock, so a snapshot and a
+    /// scrape taken after the same facts agree.
     func record(_ fact: Fact) {
+        let metrics = metrics
+        func add(_ count: inout Int, _ counter: Counter, _ amount: Int = 1) {
+            count += amount
+            counter.increment(by: amount)
+        }
         counts.withLockedValue { statistics in
             switch fact {
             case .finished(let source):
-                statistics.requests += 1
+                add(&statistics.requests, metrics.requests)
                 switch source {
-                case .memory: statistics.memoryHits += 1
-                case .disk: statistics.diskHits += 1
-                case .network: statistics.networkLoads += 1
+                case .memory: add(&statistics.memoryHits, metrics.memoryHits)
+                case .disk: add(&statistics.diskHits, metrics.diskHits)
+                case .network: add(&statistics.networkLoads, metrics.networkLoads)
                 }
             case .failed:
-                statistics.requests += 1
-                statistics.failed += 1
+                add(&statistics.requests, metrics.requests)
+                add(&statistics.failed, metrics.failures)
             case .cancelled:
-                statistics.requests += 1
-                statistics.cancelled += 1
-            case .joinedWork: statistics.coalesced += 1
-            case .downloadStarted: statistics.downloads += 1
-            case .downloaded(let bytes): statistics.bytesDownloaded += bytes
-            case .revalidated: statistics.revalidated += 1
-            case .resumed: statistics.resumedDownloads += 1
-            case .decoded: statistics.decodes += 1
+                add(&statistics.requests, metrics.requests)
+                add(&statistics.cancelled, metrics.cancelled)
+            case .joinedWork: add(&statistics.coalesced, metrics.coalesced)
+            case .downloadStarted: add(&statistics.downloads, metrics.downloads)
+            case .downloaded(let bytes): add(&statistics.bytesDownloaded, metrics.bytes, bytes)
+            case .revalidated: add(&statistics.revalidated, metrics.revalidated)
+            case .resumed: add(&statistics.resumedDownloads, metrics.resumed)
+            case .decoded(let duration):
+                statistics.decodes += 1
+                metrics.decodeTime.record(duration)
+            // The decode's own time is not told apart from the encode's in the metrics.
             case .encodedInOnePass:
                 statistics.decodes += 1
-                statistics.onePassEncodes += 1
+                add(&statistics.onePassEncodes, metrics.onePassEncodes)
             case .encodedWhileDecoding:
                 statistics.decodes += 1
-                statistics.encodesWhileDecoding += 1
-            case .processed: statistics.processorRuns += 1
-            case .variantStored: statistics.variantsStored += 1
-            case .memoryTrimmed: statistics.memoryTrims += 1
-            case .sharedStore(let outcome): statistics.sharedStore[outcome, default: 0] += 1
+                add(&statistics.encodesWhileDecoding, metrics.encodesWhileDecoding)
+            case .processed(let duration):
+                add(&statistics.processorRuns, metrics.processorRuns)
+                metrics.processTime.record(duration)
+            case .variantStored: add(&statistics.variantsStored, metrics.variantsStored)
+            case .memoryTrimmed(let freed):
+                add(&statistics.memoryTrims, metrics.memoryTrims)
+                metrics.trimmedBytes.increment(by: freed)
+            case .sharedStore(let outcome):
+                statistics.sharedStore[outcome, default: 0] += 1
+                metrics.sharedStore[outcome]?.increment()
             }
         }
-        metrics.record(fact)
     }
 
     /// The swift-metrics side. Labels are kept from earlier releases so dashboards keep working.
@@ -126,41 +142,6 @@ final class PipelineRecorder: Sendable {
                 uniqueKeysWithValues: SharedStoreOutcome.allCases.map { ($0, counter("magpie_shared_store_total", [("outcome", $0.rawValue)])) })
             decodeTime = timer("magpie_decode_duration")
             processTime = timer("magpie_process_duration")
-        }
-
-        func record(_ fact: Fact) {
-            switch fact {
-            case .finished(let source):
-                requests.increment()
-                switch source {
-                case .memory: memoryHits.increment()
-                case .disk: diskHits.increment()
-                case .network: networkLoads.increment()
-                }
-            case .failed:
-                requests.increment()
-                failures.increment()
-            case .cancelled:
-                requests.increment()
-                cancelled.increment()
-            case .joinedWork: coalesced.increment()
-            case .downloadStarted: downloads.increment()
-            case .downloaded(let count): bytes.increment(by: count)
-            case .revalidated: revalidated.increment()
-            case .resumed: resumed.increment()
-            case .decoded(let duration): decodeTime.record(duration)
-            // The decode's own time is not told apart from the encode's here.
-            case .encodedInOnePass: onePassEncodes.increment()
-            case .encodedWhileDecoding: encodesWhileDecoding.increment()
-            case .processed(let duration):
-                processorRuns.increment()
-                processTime.record(duration)
-            case .variantStored: variantsStored.increment()
-            case .memoryTrimmed(let freed):
-                memoryTrims.increment()
-                trimmedBytes.increment(by: freed)
-            case .sharedStore(let outcome): sharedStore[outcome]?.increment()
-            }
         }
     }
 }
