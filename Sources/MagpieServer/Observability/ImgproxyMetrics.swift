@@ -75,14 +75,9 @@ struct ImgproxyMetrics: Sendable {
 
     func started() {
         requests.increment()
-        requestsInProgress.increment()
-        // The gauge and the ratio move together; a scrape between the two sees them a request apart.
-        utilization.increment(by: 100 / workers)
     }
 
     func finished(status: Int, total: Duration, timings: StageTimings) {
-        requestsInProgress.decrement()
-        utilization.decrement(by: 100 / workers)
         (statusCodes[status] ?? Self.statusCounter(status, factory: factory, namespace: namespace)).increment()
         duration.record(total)
         let durations = timings.durations
@@ -98,8 +93,11 @@ struct ImgproxyMetrics: Sendable {
 
     func imageFinished() { imagesInProgress.decrement() }
 
-    /// Reads libvips' own accounting, just before `/metrics` is written.
-    func refreshLibvips() {
+    /// Sets the gauges of requests in progress (`answering` of them) and of libvips' own
+    /// accounting, just before `/metrics` is written.
+    func refresh(answering: Int) {
+        requestsInProgress.set(answering)
+        utilization.set(Double(answering) * 100 / workers)
         let memory = Libvips.memory
         vipsMemory.set(Double(memory.bytes))
         vipsMaxMemory.set(Double(memory.highestBytes))

@@ -1,5 +1,6 @@
 import Magpie
 import Metrics
+import Synchronization
 import class Prometheus.PrometheusCollectorRegistry
 import struct Prometheus.PrometheusMetricsFactory
 
@@ -10,6 +11,9 @@ final class ProxyMetrics: Sendable {
     /// Every metric of the proxy and (unless its configuration names another) of its pipeline.
     let factory: PrometheusMetricsFactory
     let imgproxy: ImgproxyMetrics
+    /// Requests being answered: counted here, and told to its gauges (ours and imgproxy's two)
+    /// when `/metrics` is read, not on every request.
+    private let answering = Atomic<Int>(0)
     private let inFlight: Meter
     private let queued: Meter
     private let coalesced: Counter
@@ -55,12 +59,20 @@ final class ProxyMetrics: Sendable {
     }
 
     func started() {
-        inFlight.increment()
+        answering.add(1, ordering: .relaxed)
         imgproxy.started()
     }
 
+    /// Sets the gauges read from counts kept here and from libvips, just before `/metrics` is
+    /// written.
+    func refresh() {
+        let answering = answering.load(ordering: .relaxed)
+        inFlight.set(answering)
+        imgproxy.refresh(answering: answering)
+    }
+
     func finished(status: Int, total: Duration, timings: StageTimings) {
-        inFlight.decrement()
+        answering.subtract(1, ordering: .relaxed)
         imgproxy.finished(status: status, total: total, timings: timings)
         (requestsByStatus[status] ?? Self.requests(status: status, factory: factory)).increment()
         duration.record(total)

@@ -22,8 +22,16 @@ public final class ImageProxy: Sendable {
     /// The pipeline that makes every image: originals and encoded results on disk, results in
     /// memory.
     public let pipeline: ImagePipeline
-    /// Where the proxy's and the pipeline's metrics are registered.
+    /// Where the proxy's and the pipeline's metrics are registered. Its gauges of requests in
+    /// progress and of libvips' memory are set when they are read: call ``refreshMetrics()``
+    /// before emitting it (the proxy's own `/metrics` does).
     public let metricsRegistry: PrometheusCollectorRegistry
+
+    /// Sets the gauges kept as counts (requests in progress, workers' utilisation) and libvips'
+    /// memory, for a read of ``metricsRegistry``.
+    public func refreshMetrics() {
+        metrics.refresh()
+    }
 
     /// imgproxy's and thumbor's, which read URLs and name their statuses.
     let grammars: Grammars

@@ -22,7 +22,7 @@ struct ProxyEndpoints: Sendable {
         switch endpoint {
         case "/": return Self.landing
         case "/metrics":
-            proxy.metrics.imgproxy.refreshLibvips()
+            proxy.refreshMetrics()
             var headers = HTTPFields()
             headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: proxy.metricsRegistry.emitToBuffer())))

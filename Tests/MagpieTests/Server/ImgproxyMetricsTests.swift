@@ -85,4 +85,22 @@ struct ImgproxyMetricsTests {
             #expect(Self.value(samples, "magpie_proxy_requests_total", ["status": "200"]) == 4)
         }
     }
+
+    /// A request being answered is in progress in both names, and takes its share of the slots.
+    @Test func aRequestBeingAnsweredIsInProgress() async throws {
+        try await withProxyFixture(configure: { $0.processingSlots = 4 }) { fixture in
+            let gate = Gate()
+            fixture.origin.serve("/slow.jpg", .image(try TestImages.texture(width: 320, height: 240, format: .jpeg), gate: gate))
+            async let answered = fixture.get(fixture.path("/slow.jpg", "rs:fill:64:64"))
+            try await waitUntil { fixture.origin.statistics(for: "/slow.jpg").requests == 1 }
+            let during = try await Self.scrape(fixture)
+            #expect(Self.value(during, "requests_in_progress") == 1)
+            #expect(Self.value(during, "workers_utilization") == 25)
+            #expect(Self.value(during, "magpie_proxy_requests_in_flight") == 1)
+            gate.open()
+            #expect(try await answered.status == 200)
+            let after = try await Self.scrape(fixture)
+            #expect(Self.value(after, "requests_in_progress") == 0 && Self.value(after, "magpie_proxy_requests_in_flight") == 0)
+        }
+    }
 }
