@@ -47,35 +47,20 @@ public struct VipsDecoder: ImageDecoding {
     }
 
     private func decode(
-        _ data: [UInt8], options decoding: DecodingOptions, partial: Bool, encodingAlongside: (ImageEncoder, ImageFormat)? = nil
+        _ data: [UInt8], options: DecodingOptions, partial: Bool, encodingAlongside: (ImageEncoder, ImageFormat)? = nil
     ) throws(MagpieError) -> Decoded {
-        if decoding.thumbnail == nil, decoding.layoutFirst != nil, let header = DecodeMemory.header(of: data, vectorDPI: decoding.vectorDPI) {
-            // Straight to the size the layout scales to, in one libvips pipeline with
-            // shrink-on-load; the layout reads the whole image's size from `fullSize`.
-            let direct = decoding.resolvingLayout(for: header)
-            if direct.wholeSize != nil { return try decode(data, options: direct, partial: partial, encodingAlongside: encodingAlongside) }
-        }
-        if decoding.thumbnail != nil, let wholeSize = decoding.wholeSize {
-            var direct = decoding
-            direct.wholeSize = nil
-            let decoded = try decode(data, options: direct, partial: partial, encodingAlongside: encodingAlongside)
-            let image = decoded.image
-            return Decoded(image: DecodedImage(
-                width: image.width, height: image.height, pixels: image.pixels, sourceFormat: image.sourceFormat,
-                sourceWidth: image.sourceWidth, sourceHeight: image.sourceHeight, animation: image.animation,
-                firstFrameReason: image.firstFrameReason, fullSize: wholeSize, copyright: image.copyright,
-                sourceOrientation: image.sourceOrientation, sampleDepth: image.sampleDepth), encoded: decoded.encoded)
-        }
-        if let box = decoding.thumbnail, box.fit == .crop {
-            // Nothing to downsample: the whole image, then the box cut from its centre.
-            var whole = decoding
-            whole.thumbnail = nil
-            whole.resizeFirst = nil
-            // The crop changes the pixels after the decode: nothing is encoded alongside.
-            let image = try decode(data, options: whole, partial: partial).image
-            let (width, height) = (box.width > 0 ? box.width : image.width, box.height > 0 ? box.height : image.height)
-            return Decoded(image: try ImageProcessors.Crop(.gravity(.centre, width: width, height: height)).process(image))
-        }
+        let target = DecodeTarget(options, data: data)
+        // A cut changes the pixels after the decode: nothing is encoded alongside.
+        var decoded = try decode(data, target.options, partial: partial, encodingAlongside: target.centreCut == nil ? encodingAlongside : nil)
+        decoded.image = try target.finish(decoded.image)
+        return decoded
+    }
+
+    /// libvips' decode of `decoding`, which asks for a box or a resize to shrink on load for and
+    /// nothing after (``DecodeTarget``'s options).
+    private func decode(
+        _ data: [UInt8], _ decoding: DecodingOptions, partial: Bool, encodingAlongside: (ImageEncoder, ImageFormat)?
+    ) throws(MagpieError) -> Decoded {
         let maximumPixels = decoding.maximumPixels
         try VipsRuntime.start()
         guard !data.isEmpty else { throw .unsupportedFormat("the data is empty") }
