@@ -124,14 +124,18 @@ struct DiskFiles: Sendable {
     }
 
     /// Every entry file with its size and last-use time; leftover temporary files are removed.
+    /// Where `d_name` starts in a `dirent`.
+    private static let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
+
     func scan() -> [ScannedFile] {
         guard let directoryStream = opendir(path) else { return [] }
         defer { closedir(directoryStream) }
         var files: [ScannedFile] = []
         while let item = readdir(directoryStream) {
-            let name = withUnsafeBytes(of: item.pointee.d_name) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-            }
+            // Read in place up to its NUL: an entry is only as long as its name (`d_reclen`), and
+            // copying the whole 256-byte `d_name` out of `pointee` read past the last entry of the
+            // buffer into an unmapped page (a crash in the suite, once).
+            let name = String(cString: UnsafeRawPointer(item).advanced(by: Self.nameOffset).assumingMemoryBound(to: CChar.self))
             if name == "." || name == ".." { continue }
             let full = path + "/" + name
             if name.hasPrefix(".tmp-") {
