@@ -7,8 +7,8 @@ import Tracing
 struct DecodedForEncoding: StageOutput {
     enum Made: Sendable {
         /// In one libvips pipeline from the bytes (`onePass`), or frame by frame as the
-        /// animation decoded.
-        case encoded([UInt8], ImageFormat, size: DecodedImage.Size, onePass: Bool)
+        /// animation decoded; with the original's validator.
+        case encoded([UInt8], ImageFormat, size: DecodedImage.Size, onePass: Bool, validator: String)
         case decoded(DecodedImage)
         case notHeld
     }
@@ -17,13 +17,12 @@ struct DecodedForEncoding: StageOutput {
     /// The downloaded original the image is made from, and its format.
     let original: LoadedData
     let sourceFormat: ImageFormat
-    let validator: String
     var timings = StageTimings()
     let isFound = false
 
     func fact(of stage: StageName, took own: Duration) -> PipelineRecorder.Fact? {
         switch made {
-        case .encoded(_, _, _, let onePass): onePass ? .encodedInOnePass(own) : .encodedWhileDecoding(own)
+        case .encoded(_, _, _, let onePass, _): onePass ? .encodedInOnePass(own) : .encodedWhileDecoding(own)
         case .decoded: .decoded(own)
         case .notHeld: nil
         }
@@ -33,7 +32,7 @@ struct DecodedForEncoding: StageOutput {
     @Sendable static func spanAttributes(_ decoded: DecodedForEncoding) -> SpanAttributes {
         let (onePass, size): (Bool, DecodedImage.Size?) =
             switch decoded.made {
-            case .encoded(_, _, let size, let onePass): (onePass, size)
+            case .encoded(_, _, let size, let onePass, _): (onePass, size)
             case .decoded(let image): (false, DecodedImage.Size(width: image.width, height: image.height))
             case .notHeld: (false, nil)
             }
@@ -80,9 +79,9 @@ extension DecodeImage {
         let layout = request.processors.first as? ImageProcessors.Layout
         let decoding = context.decodingOptions(data.bytes, for: request, thumbnail: request.thumbnail, resizeFirst: nil, layoutFirst: layout?.layout)
         let rest = decoding.header.flatMap { header in layout.map { $0.restAfterDecode(of: header) } ?? .nothing }
-        let bytes = data.bytes
+        let bytes = data.bytes, metadata = data.metadata
         let made = try await context.admitted(decoding, clock: shared.clock) { () -> Result<DecodedForEncoding.Made, MagpieError> in
-            Self.make(bytes, decoding: decoding, rest: rest, encoding: encoding)
+            Self.make(bytes, metadata: metadata, decoding: decoding, rest: rest, encoding: encoding)
         }
         switch made {
         case .failure(let error):
@@ -90,17 +89,16 @@ extension DecodeImage {
             throw error
         case .success(let made):
             let sourceFormat = decoding.header.map { ImageFormat(shimCode: $0.format) } ?? .unknown
-            return DecodedForEncoding(
-                made: made, original: data, sourceFormat: sourceFormat, validator: EncodedImage.validator(of: bytes, metadata: data.metadata),
-                timings: data.timings)
+            return DecodedForEncoding(made: made, original: data, sourceFormat: sourceFormat, timings: data.timings)
         }
     }
 
     /// On a decoding thread within the decode budget: the shim's one libvips pipeline where it
     /// can write the image so; an animation decoded with its frames encoded alongside where it
-    /// can be; otherwise nothing.
+    /// can be; otherwise nothing. Without the origin's validator the original is hashed (a tenth
+    /// of a second for 64 MB), here too, never on Swift's cooperative threads.
     private static func make(
-        _ bytes: [UInt8], decoding: PipelineContext.Decoding, rest: ImageProcessors.Layout.RestAfterDecode?, encoding: EncodingRequest
+        _ bytes: [UInt8], metadata: HTTPMetadata?, decoding: PipelineContext.Decoding, rest: ImageProcessors.Layout.RestAfterDecode?, encoding: EncodingRequest
     ) -> Result<DecodedForEncoding.Made, MagpieError> {
         guard let header = decoding.header else { return .success(.notHeld) }
         // An animation's frames are planned at the decode: not worth preparing twice.
@@ -110,7 +108,7 @@ extension DecodeImage {
             let encoder = encoding.encoder(quality: encoding.quality(for: format))
             guard let (encoded, size) = VipsDecoder().encodeInOnePass(bytes, options: decoding.options, crop: crop, encoder: encoder, as: format)
             else { return .success(.notHeld) }
-            return .success(.encoded(encoded, format, size: size, onePass: true))
+            return .success(.encoded(encoded, format, size: size, onePass: true, validator: EncodedImage.validator(of: bytes, metadata: metadata)))
         }
         guard rest == .nothing, let format = animationFormat(of: header, encoding: encoding) else { return .success(.notHeld) }
         let decoded: VipsDecoder.Decoded
@@ -124,8 +122,9 @@ extension DecodeImage {
         // animation, not its first frame alone): then the bytes are the encoder's on this image,
         // and the layout, which the decode went straight to, has nothing left to do.
         let image = decoded.image
-        if let bytes = decoded.encoded, encoding.format(for: image, source: image.sourceFormat) == format {
-            return .success(.encoded(bytes, format, size: DecodedImage.Size(width: image.width, height: image.height), onePass: false))
+        if let encoded = decoded.encoded, encoding.format(for: image, source: image.sourceFormat) == format {
+            let size = DecodedImage.Size(width: image.width, height: image.height)
+            return .success(.encoded(encoded, format, size: size, onePass: false, validator: EncodedImage.validator(of: bytes, metadata: metadata)))
         }
         return .success(.decoded(image))
     }

@@ -60,9 +60,9 @@ final class EncodeImage: Sendable {
             }
             let original = decoded.original
             switch decoded.made {
-            case .encoded(let bytes, let format, _, _):
+            case .encoded(let bytes, let format, _, _, let validator):
                 return finished(
-                    bytes, format: format, validator: decoded.validator, from: original.source, metadata: original.metadata, timings: decoded.timings,
+                    bytes, format: format, validator: validator, from: original.source, metadata: original.metadata, timings: decoded.timings,
                     key: key)
             case .decoded(let image):
                 input.decoded = LoadedImage(container: ImageContainer(image: image, data: original.bytes), source: original.source, metadata: original.metadata, timings: decoded.timings)
