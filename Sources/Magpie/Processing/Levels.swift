@@ -75,7 +75,8 @@ extension ImageProcessors {
         public init(lightness: Double = 1, chroma: Double = 1, hue: Double = 0) {
             self.lightness = lightness
             self.chroma = chroma
-            self.hue = hue.isFinite ? hue.truncatingRemainder(dividingBy: 360) : hue
+            // `+ 0` makes a remainder of -0 (a turn of -360°) 0, so equal turns name one key.
+            self.hue = hue.isFinite ? hue.truncatingRemainder(dividingBy: 360) + 0 : hue
         }
 
         public var identifier: String { "magpie.modulate/1?lightness=\(lightness)&chroma=\(chroma)&hue=\(hue)" }

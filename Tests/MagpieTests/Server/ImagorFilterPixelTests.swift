@@ -78,6 +78,7 @@ struct ImagorFilterPixelTests {
         let turn = try #require(try ProcessingOption.named("hue")?.processor(.init(["90"])))
         #expect([turn.identifier] == (try Self.processors("hue(90)")).map(\.identifier))
         #expect(turn.identifier == ImageProcessors.Modulate(hue: 450).identifier)
+        #expect(ImageProcessors.Modulate(chroma: 2, hue: -360).identifier == ImageProcessors.Modulate(chroma: 2).identifier)
         #expect(try ProcessingOption.named("hue")?.processor(.init(["360"])) == nil)
     }
 }
