@@ -29,7 +29,7 @@ package enum DecodeMemory {
         // Over the pixel limit the decode is refused before it allocates anything.
         guard width * height <= Double(options.maximumPixels) else { return 0 }
         var scale = (across: 1.0, down: 1.0)
-        if let box = options.resolvingLayout(for: header).thumbnail {
+        if let box = options.target.resolved(for: header, keepsHighDepth: options.keepsHighDepth).box {
             // A side not given does not constrain; a fill's crop comes after the bitmap is made.
             let across = box.width > 0 ? Double(box.width) / width : .infinity
             let down = box.height > 0 ? Double(box.height) / height : .infinity

@@ -1,46 +1,82 @@
-/// What one decode makes, worked out once from its options before libvips is asked: the box
-/// libvips decodes to (a layout that only scales down resolved to the size it scales to, with
-/// shrink-on-load), the whole image's size to report beside it when it did, and the box to cut
-/// from the centre of the whole image when a thumbnail fills its box by cropping.
-struct DecodeTarget {
-    /// What the shim is told: its thumbnail box or the resize it may shrink on load for.
-    let options: DecodingOptions
-    /// Said in ``DecodedImage/fullSize`` when the decode went straight to a layout's size.
-    let wholeSize: DecodedImage.Size?
-    /// Cut from the centre of the whole image, which is decoded at full size: nothing to
-    /// downsample first.
-    let centreCut: ImageRequest.Thumbnail?
+import CMagpieVips
 
-    init(_ decoding: DecodingOptions, data: [UInt8]) {
-        var options = decoding
-        // A caller that has not read the header (the pipeline has) gets its layout resolved here.
-        if options.thumbnail == nil, options.layoutFirst != nil, let header = DecodeMemory.header(of: data, vectorDPI: options.vectorDPI) {
-            options = options.resolvingLayout(for: header)
-        }
-        wholeSize = options.thumbnail == nil ? nil : options.wholeSize
-        options.wholeSize = nil
-        if let box = options.thumbnail, box.fit == .crop {
-            centreCut = box
-            options.thumbnail = nil
-            options.resizeFirst = nil
+/// The size a decode makes: the one geometry a decoder is handed (``DecodingOptions/target``).
+///
+/// The pipeline works it out once a request, from the request's ``ImageRequest/thumbnail`` or
+/// its first processor (``init(_:)``), keys the decode by it, and resolves a layout against the
+/// header it reads for the memory estimate; the decoder then only carries it out.
+public enum DecodeTarget: Sendable, Hashable {
+    /// Every pixel, at the image's own size.
+    case whole
+    /// Shrunk while decoding to this box (shrink-on-load, then resampled). A
+    /// ``Fit/crop`` box is cut from the centre of the whole image instead.
+    case thumbnail(ImageRequest.Thumbnail)
+    /// At a reduced scale that leaves `resize` at least twice its output on each side, where the
+    /// format allows (libjpeg's DCT scaling, libwebp's scaled decode); the whole image's size is
+    /// said in ``DecodedImage/fullSize``, from which the resize sizes its output. A
+    /// ``Fit/crop`` resize does not scale: its image is decoded whole.
+    case reduced(for: ImageProcessors.Resize)
+    /// What `layout` needs first: when it only scales the whole image down, the size it scales
+    /// to (``scaled(to:whole:)``, once the header is read); otherwise every pixel.
+    case layout(Layout)
+    /// Straight to `size`, upright, with `whole` (the upright image's size) said in
+    /// ``DecodedImage/fullSize``: a ``layout(_:)`` resolved, which then has no resize left to do.
+    case scaled(to: DecodedImage.Size, whole: DecodedImage.Size)
+
+    /// The target `request` decodes to: its thumbnail's box, or what its first processor (a
+    /// resize or a layout) lets the decode go straight to; every pixel otherwise.
+    public init(_ request: ImageRequest) {
+        if let box = request.thumbnail {
+            self = .thumbnail(box)
+        } else if let resize = request.processors.first as? ImageProcessors.Resize, resize.fit != .crop {
+            self = .reduced(for: resize)
+        } else if let layout = request.processors.first as? ImageProcessors.Layout {
+            self = .layout(layout.layout)
         } else {
-            centreCut = nil
+            self = .whole
         }
-        self.options = options
     }
 
-    /// The decoded image brought to the target: the centre cut, and the whole size said.
-    func finish(_ image: DecodedImage) throws(MagpieError) -> DecodedImage {
-        var image = image
-        if let box = centreCut {
-            let (width, height) = (box.width > 0 ? box.width : image.width, box.height > 0 ? box.height : image.height)
-            image = try ImageProcessors.Crop(.gravity(.centre, width: width, height: height)).process(image)
+    /// The box the decode goes to: a thumbnail's (a crop box is cut from the whole image), or
+    /// the exact size of a layout resolved.
+    var box: ImageRequest.Thumbnail? {
+        switch self {
+        case .thumbnail(let box): box
+        case .scaled(let size, _): ImageRequest.Thumbnail(width: size.width, height: size.height, fit: .exact)
+        case .whole, .reduced, .layout: nil
         }
-        guard let wholeSize else { return image }
-        return DecodedImage(
-            width: image.width, height: image.height, pixels: image.pixels, sourceFormat: image.sourceFormat,
-            sourceWidth: image.sourceWidth, sourceHeight: image.sourceHeight, animation: image.animation,
-            firstFrameReason: image.firstFrameReason, fullSize: wholeSize, copyright: image.copyright,
-            sourceOrientation: image.sourceOrientation, sampleDepth: image.sampleDepth)
+    }
+
+    /// This target for an image with `header`: a layout that only scales the whole image down
+    /// becomes the size it scales to; any other layout, every pixel. One rule for the memory
+    /// estimate, the pipeline and the decoder.
+    func resolved(for header: magpie_header, keepsHighDepth: Bool) -> DecodeTarget {
+        guard case .layout(let layout) = self else { return self }
+        // libvips' thumbnail writes 8 bits a sample: a depth to keep is decoded whole, and the
+        // layout scales it.
+        guard !(keepsHighDepth && header.deep != 0), let size = layout.decodeSize(for: header) else { return .whole }
+        return .scaled(to: size, whole: Layout.uprightSize(of: header))
+    }
+
+    /// The decoded image brought to the target: a crop box's centre cut, a layout's whole size said.
+    func finish(_ image: DecodedImage) throws(MagpieError) -> DecodedImage {
+        switch self {
+        case .thumbnail(let box) where box.fit == .crop:
+            let (width, height) = (box.width > 0 ? box.width : image.width, box.height > 0 ? box.height : image.height)
+            return try ImageProcessors.Crop(.gravity(.centre, width: width, height: height)).process(image)
+        case .scaled(_, let whole):
+            return DecodedImage(
+                width: image.width, height: image.height, pixels: image.pixels, sourceFormat: image.sourceFormat,
+                sourceWidth: image.sourceWidth, sourceHeight: image.sourceHeight, animation: image.animation,
+                firstFrameReason: image.firstFrameReason, fullSize: whole, copyright: image.copyright,
+                sourceOrientation: image.sourceOrientation, sampleDepth: image.sampleDepth)
+        case .whole, .thumbnail, .reduced, .layout:
+            return image
+        }
+    }
+
+    /// Whether the pixels change after the decode (a centre cut), so nothing is encoded alongside.
+    var cutsAfterDecode: Bool {
+        if case .thumbnail(let box) = self { box.fit == .crop } else { false }
     }
 }

@@ -34,7 +34,8 @@ public struct DecodedImage: Sendable {
     /// which libheif turns by its own transforms).
     public let sourceOrientation: Int
     /// The whole upright image's size when the decoder decoded it at a reduced scale for the
-    /// resize that follows (``DecodingOptions/resizeFirst``); `nil` when the pixels are the
+    /// resize or layout that follows (``DecodeTarget/reduced(for:)``,
+    /// ``DecodeTarget/scaled(to:whole:)``); `nil` when the pixels are the
     /// image at the size it was decoded to. The resize sizes its output from it.
     public let fullSize: Size?
     /// The source's EXIF Copyright, written again only when an encoding keeps it

@@ -19,8 +19,9 @@ public protocol ImageDecoding: Sendable {
 
 /// What a decode is asked for.
 public struct DecodingOptions: Sendable, Hashable {
-    /// Downsample at load time to this box; every frame of an animation is shrunk.
-    public var thumbnail: ImageRequest.Thumbnail?
+    /// The size the decode makes: every pixel, a thumbnail's box, a scale a resize leaves room
+    /// for, or a layout's scaled size.
+    public var target: DecodeTarget
     /// A still (or one frame) declaring more pixels is refused before decoding.
     public var maximumPixels: Int
     /// Decode every frame of an animated GIF or WebP; otherwise the first frame only.
@@ -33,17 +34,6 @@ public struct DecodingOptions: Sendable, Hashable {
     public var maximumAnimationPixels: Int
     /// Decode the first frame of an animation over the limits instead of refusing it.
     public var firstFrameWhenTooLarge: Bool
-    /// The resize that runs first on the decoded image, when one does (and no ``thumbnail`` is
-    /// asked for). A decoder may then decode at a reduced scale that leaves the resize at least
-    /// twice its output on each side, as ``VipsDecoder`` does for JPEG and WebP stills (libjpeg's
-    /// DCT scaling, libwebp's scaled decode), and say the whole image's size in
-    /// ``DecodedImage/fullSize``, from which the resize sizes its output.
-    public var resizeFirst: ImageProcessors.Resize?
-    /// The layout that runs first on the decoded image, when one does (and no ``thumbnail`` is
-    /// asked for). When it only scales the whole image down, a decoder may decode straight to
-    /// the size it scales to (libvips' thumbnail, with shrink-on-load) and say the whole image's
-    /// size in ``DecodedImage/fullSize``; the layout then has no resize left to do.
-    public var layoutFirst: Layout?
     /// Dots per inch for a vector source sized in physical units (``ImageRequest/vectorDPI``);
     /// `nil`, or a value that is not a positive number, draws at libvips' 72.
     public var vectorDPI: Double?
@@ -51,25 +41,37 @@ public struct DecodingOptions: Sendable, Hashable {
     /// (``DecodedImage/sampleDepth``) instead of being brought to 8; other images are 8 bits
     /// a sample either way.
     public var keepsHighDepth = false
-    /// The whole upright image's size, when ``thumbnail`` is the size a ``layoutFirst`` scales
-    /// it to (worked out by the caller, which had read the header): said in
-    /// ``DecodedImage/fullSize``.
-    package var wholeSize: DecodedImage.Size?
+
+    /// The box of a ``DecodeTarget/thumbnail(_:)`` target, or of a layout resolved to the size
+    /// it scales to; setting it makes the target that thumbnail (or ``DecodeTarget/whole``).
+    public var thumbnail: ImageRequest.Thumbnail? {
+        get { target.box }
+        set { target = newValue.map { .thumbnail($0) } ?? .whole }
+    }
 
     /// Creates decoding options; by default the first frame, at full size.
     public init(
-        thumbnail: ImageRequest.Thumbnail? = nil, maximumPixels: Int = 100_000_000, decodesAllFrames: Bool = false,
-        maximumAnimationFrames: Int = 1000, maximumAnimationPixels: Int = 100_000_000, firstFrameWhenTooLarge: Bool = false,
-        resizeFirst: ImageProcessors.Resize? = nil, layoutFirst: Layout? = nil
+        target: DecodeTarget = .whole, maximumPixels: Int = 100_000_000, decodesAllFrames: Bool = false,
+        maximumAnimationFrames: Int = 1000, maximumAnimationPixels: Int = 100_000_000, firstFrameWhenTooLarge: Bool = false
     ) {
-        self.thumbnail = thumbnail
+        self.target = target
         self.maximumPixels = maximumPixels
         self.decodesAllFrames = decodesAllFrames
         self.maximumAnimationFrames = maximumAnimationFrames
         self.maximumAnimationPixels = maximumAnimationPixels
         self.firstFrameWhenTooLarge = firstFrameWhenTooLarge
-        self.resizeFirst = resizeFirst
-        self.layoutFirst = layoutFirst
+    }
+
+    /// Creates decoding options that shrink to `thumbnail`'s box while decoding (every pixel
+    /// when `nil`).
+    public init(
+        thumbnail: ImageRequest.Thumbnail?, maximumPixels: Int = 100_000_000, decodesAllFrames: Bool = false,
+        maximumAnimationFrames: Int = 1000, maximumAnimationPixels: Int = 100_000_000, firstFrameWhenTooLarge: Bool = false
+    ) {
+        self.init(
+            target: thumbnail.map { .thumbnail($0) } ?? .whole, maximumPixels: maximumPixels, decodesAllFrames: decodesAllFrames,
+            maximumAnimationFrames: maximumAnimationFrames, maximumAnimationPixels: maximumAnimationPixels,
+            firstFrameWhenTooLarge: firstFrameWhenTooLarge)
     }
 }
 

@@ -49,15 +49,19 @@ public struct VipsDecoder: ImageDecoding {
     private func decode(
         _ data: [UInt8], options: DecodingOptions, partial: Bool, encodingAlongside: (ImageEncoder, ImageFormat)? = nil
     ) throws(MagpieError) -> Decoded {
-        let target = DecodeTarget(options, data: data)
+        var options = options
+        // A caller that has not read the header (the pipeline has) gets its layout resolved here.
+        if case .layout = options.target, let header = DecodeMemory.header(of: data, vectorDPI: options.vectorDPI) {
+            options.target = options.target.resolved(for: header, keepsHighDepth: options.keepsHighDepth)
+        }
+        let target = options.target
         // A cut changes the pixels after the decode: nothing is encoded alongside.
-        var decoded = try decode(data, target.options, partial: partial, encodingAlongside: target.centreCut == nil ? encodingAlongside : nil)
+        var decoded = try decode(data, options, partial: partial, encodingAlongside: target.cutsAfterDecode ? nil : encodingAlongside)
         decoded.image = try target.finish(decoded.image)
         return decoded
     }
 
-    /// libvips' decode of `decoding`, which asks for a box or a resize to shrink on load for and
-    /// nothing after (``DecodeTarget``'s options).
+    /// libvips' decode of `decoding` to its target, before the target's ``DecodeTarget/finish(_:)``.
     private func decode(
         _ data: [UInt8], _ decoding: DecodingOptions, partial: Bool, encodingAlongside: (ImageEncoder, ImageFormat)?
     ) throws(MagpieError) -> Decoded {
@@ -103,15 +107,21 @@ public struct VipsDecoder: ImageDecoding {
         return try outcome.get()
     }
 
-    /// What the shim's decode is told of `decoding` (its `thumbnail` and `resizeFirst`, not its
-    /// layout, which ``decode(_:options:)`` resolves first).
+    /// What the shim's decode is told of `decoding`: its target's box (not a crop's, cut after)
+    /// or the resize it may shrink on load for (a layout is resolved before).
     private static func shimOptions(_ decoding: DecodingOptions, partial: Bool) -> magpie_decode_options {
-        let thumbnail = decoding.thumbnail
         var options = magpie_decode_options()
         options.max_pixels = UInt64(max(0, decoding.maximumPixels))
-        options.target_width = Int32(clamping: thumbnail?.width ?? 0)
-        options.target_height = Int32(clamping: thumbnail?.height ?? 0)
-        options.fit = thumbnail?.fit.shimValue ?? MAGPIE_FIT_FIT
+        if let box = decoding.target.box, box.fit != .crop {
+            options.target_width = Int32(clamping: box.width)
+            options.target_height = Int32(clamping: box.height)
+            options.fit = box.fit.shimValue
+        }
+        if case .reduced(let resize) = decoding.target, resize.fit != .crop {
+            options.resize_width = Int32(clamping: resize.width)
+            options.resize_height = Int32(clamping: resize.height)
+            options.resize_fit = resize.fit.shimValue
+        }
         options.partial = partial ? 1 : 0
         options.all_frames = decoding.decodesAllFrames ? 1 : 0
         options.max_frames = Int32(clamping: max(0, decoding.maximumAnimationFrames))
@@ -119,11 +129,6 @@ public struct VipsDecoder: ImageDecoding {
         options.first_frame_when_too_large = decoding.firstFrameWhenTooLarge ? 1 : 0
         options.vector_dpi = DecodingOptions.shimDPI(decoding.vectorDPI)
         options.keep_high_depth = decoding.keepsHighDepth ? 1 : 0
-        if let resize = decoding.resizeFirst, thumbnail == nil, resize.fit != .crop {
-            options.resize_width = Int32(clamping: resize.width)
-            options.resize_height = Int32(clamping: resize.height)
-            options.resize_fit = resize.fit.shimValue
-        }
         return options
     }
 
@@ -136,8 +141,7 @@ public struct VipsDecoder: ImageDecoding {
     func encodeInOnePass(
         _ data: [UInt8], options decoding: DecodingOptions, crop: ImageProcessors.Crop.Area?, encoder: ImageEncoder, as format: ImageFormat
     ) -> (bytes: [UInt8], size: DecodedImage.Size)? {
-        guard decoding.thumbnail.map({ $0.fit != .crop }) == true, decoding.layoutFirst == nil, decoding.resizeFirst == nil, !decoding.keepsHighDepth,
-            !data.isEmpty, (try? VipsRuntime.start()) != nil
+        guard let box = decoding.target.box, box.fit != .crop, !decoding.keepsHighDepth, !data.isEmpty, (try? VipsRuntime.start()) != nil
         else { return nil }
         let cut = crop.map { ImageProcessors.Crop($0).shimArea }
         var message = [CChar](repeating: 0, count: 512)

@@ -54,11 +54,9 @@ struct RequestKeys: Sendable {
             options: request.options.intersection([.refreshCached, .memoryCacheOnly, .cacheOnly, .networkOnly, .progressivePreviews]),
             keepsOriginal: keepsOriginal)
         decodeWork = DecodeWorkKey(
-            data: dataWork, thumbnail: request.thumbnail,
+            data: dataWork, target: DecodeTarget(request),
             decoding: request.options.intersection([.firstFrameOnly, .firstFrameWhenTooLarge, .keepsHighDepth]),
-            vectorDPI: request.vectorDPI,
-            resizeFirst: request.thumbnail == nil ? request.processors.first as? ImageProcessors.Resize : nil,
-            layoutFirst: request.thumbnail == nil ? (request.processors.first as? ImageProcessors.Layout)?.layout : nil)
+            vectorDPI: request.vectorDPI)
         imageWork = ImageWorkKey(
             decode: decodeWork, processors: processors, keepsVariant: keepsVariant,
             options: request.options.intersection([.returnsOriginalData]))
@@ -143,14 +141,12 @@ struct DataWorkKey: Hashable, Sendable {
 
 struct DecodeWorkKey: Hashable, Sendable {
     let data: DataWorkKey
-    let thumbnail: ImageRequest.Thumbnail?
+    /// The size decoded to, from the thumbnail or a first resize or layout: only requests
+    /// decoding to the same target share a decode.
+    let target: DecodeTarget
     /// Which frames of an animation are decoded, and whether a deeper still keeps its depth.
     let decoding: ImageRequest.Options
     let vectorDPI: Double?
-    /// The request's first processor when it is a resize or a layout: the decode may then be at
-    /// a reduced scale, so only requests beginning with the same one share it.
-    let resizeFirst: ImageProcessors.Resize?
-    let layoutFirst: Layout?
 }
 
 struct ProcessWorkKey: Hashable, Sendable {

@@ -77,7 +77,7 @@ extension DecodeImage {
             if case .task = event { shared.send(event) }
         }
         let layout = request.processors.first as? ImageProcessors.Layout
-        let decoding = context.decodingOptions(data.bytes, for: request, thumbnail: request.thumbnail, resizeFirst: nil, layoutFirst: layout?.layout)
+        let decoding = context.decodingOptions(data.bytes, for: request, to: input.keys.decodeWork.target)
         let rest = decoding.header.flatMap { header in layout.map { $0.restAfterDecode(of: header) } ?? .nothing }
         let bytes = data.bytes, metadata = data.metadata
         let made = try await context.admitted(decoding, clock: shared.clock) { () -> Result<DecodedForEncoding.Made, MagpieError> in

@@ -78,9 +78,7 @@ final class DecodeImage: Sendable {
         previews.stop()
         let image: DecodedImage
         do {
-            image = try await context.decode(
-                data.bytes, for: input.request, thumbnail: thumbnail, resizeFirst: input.keys.decodeWork.resizeFirst,
-                layoutFirst: input.keys.decodeWork.layoutFirst, clock: shared.clock)
+            image = try await context.decode(data.bytes, for: input.request, to: input.keys.decodeWork.target, clock: shared.clock)
         } catch {
             await context.forgetUndecodable(error, keys: input.keys)
             throw error

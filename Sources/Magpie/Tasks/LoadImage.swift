@@ -60,7 +60,7 @@ final class LoadImage: Sendable {
         if (try? input.keys.sources.check(redirects: entry.metadata.redirects, of: input.request.url)) == nil { return nil }
         do {
             // The variant is the finished image: decoded whole, with no resize to follow.
-            let image = try await context.decode(entry.data, for: input.request, thumbnail: nil, resizeFirst: nil, clock: clock)
+            let image = try await context.decode(entry.data, for: input.request, to: .whole, clock: clock)
             return ImageContainer(image: image)
         } catch {
             // A variant that does not decode is made again from the original; one whose decode

@@ -26,33 +26,28 @@ struct PipelineContext: Sendable {
     /// load stage (variants on disk) decode. The wait for the memory budget goes to `clock` as
     /// queue time.
     func decode(
-        _ bytes: [UInt8], for request: ImageRequest, thumbnail: ImageRequest.Thumbnail?, resizeFirst: ImageProcessors.Resize?,
-        layoutFirst: Layout? = nil,
-        clock: StageClock
+        _ bytes: [UInt8], for request: ImageRequest, to target: DecodeTarget, clock: StageClock
     ) async throws(MagpieError) -> DecodedImage {
         let decoder = configuration.decoder
-        let decoding = decodingOptions(bytes, for: request, thumbnail: thumbnail, resizeFirst: resizeFirst, layoutFirst: layoutFirst)
+        let decoding = decodingOptions(bytes, for: request, to: target)
         return try await admitted(decoding, clock: clock) { () throws(MagpieError) in
             try decoder.decode(bytes, options: decoding.options)
         }
     }
 
-    /// How `bytes` are decoded for `request`, with the header read once here for both the
-    /// layout's decode size and the memory estimate.
-    func decodingOptions(
-        _ bytes: [UInt8], for request: ImageRequest, thumbnail: ImageRequest.Thumbnail?, resizeFirst: ImageProcessors.Resize?, layoutFirst: Layout?
-    ) -> Decoding {
+    /// How `bytes` are decoded to `target` for `request`, with the header read once here for
+    /// both the layout's decode size and the memory estimate.
+    func decodingOptions(_ bytes: [UInt8], for request: ImageRequest, to target: DecodeTarget) -> Decoding {
         var options = DecodingOptions(
-            thumbnail: thumbnail, maximumPixels: configuration.maximumPixels,
+            target: target, maximumPixels: configuration.maximumPixels,
             decodesAllFrames: !request.options.contains(.firstFrameOnly),
             maximumAnimationFrames: configuration.maximumAnimationFrames,
             maximumAnimationPixels: configuration.maximumAnimationPixels,
-            firstFrameWhenTooLarge: request.options.contains(.firstFrameWhenTooLarge), resizeFirst: resizeFirst,
-            layoutFirst: layoutFirst)
+            firstFrameWhenTooLarge: request.options.contains(.firstFrameWhenTooLarge))
         options.vectorDPI = request.vectorDPI
         options.keepsHighDepth = request.options.contains(.keepsHighDepth)
         let header = DecodeMemory.header(of: bytes, vectorDPI: request.vectorDPI)
-        if let header { options = options.resolvingLayout(for: header) }
+        if let header { options.target = target.resolved(for: header, keepsHighDepth: options.keepsHighDepth) }
         let cost = header.map { DecodeMemory.estimate(bytes, options: options, header: $0) } ?? 0
         return Decoding(options: options, header: header, cost: cost)
     }

@@ -23,7 +23,8 @@ final class RecordingDecoder: ImageDecoding {
 
     func decode(_ data: [UInt8], options: DecodingOptions) throws(MagpieError) -> DecodedImage {
         let image = try decoder.decode(data, options: options)
-        decodes.withLockedValue { $0.append(Decode(resizeFirst: options.resizeFirst, width: image.width, height: image.height)) }
+        let resize: ImageProcessors.Resize? = if case .reduced(let resize) = options.target { resize } else { nil }
+        decodes.withLockedValue { $0.append(Decode(resizeFirst: resize, width: image.width, height: image.height)) }
         return image
     }
 }
@@ -68,7 +69,7 @@ struct ScaleOnLoadTests {
             let whole = try Self.decoder.decode(source.bytes, options: DecodingOptions(maximumPixels: Self.limit))
             #expect(whole.fullSize == nil)
             for resize in [ImageProcessors.Resize(width: 300, height: 300, fit: fit), .init(width: 500, height: 180, fit: fit)] {
-                let reduced = try Self.decoder.decode(source.bytes, options: DecodingOptions(maximumPixels: Self.limit, resizeFirst: resize))
+                let reduced = try Self.decoder.decode(source.bytes, options: DecodingOptions(target: .reduced(for: resize), maximumPixels: Self.limit))
                 let expected = try resize.process(whole)
                 let actual = try resize.process(reduced)
                 let label = "\(source.name), \(resize.identifier)"
@@ -107,7 +108,7 @@ struct ScaleOnLoadTests {
         let whole = try Self.decoder.decode(bytes, options: DecodingOptions(maximumPixels: Self.limit))
         #expect(whole.width == 1800 && whole.height == 1200)
         let small = ImageProcessors.Resize(width: 100, height: 100)
-        let decoded = try Self.decoder.decode(bytes, options: DecodingOptions(maximumPixels: Self.limit, resizeFirst: small))
+        let decoded = try Self.decoder.decode(bytes, options: DecodingOptions(target: .reduced(for: small), maximumPixels: Self.limit))
         #expect(decoded.width == 1800 && decoded.fullSize == nil)
     }
 
@@ -115,12 +116,12 @@ struct ScaleOnLoadTests {
         let bytes = try TestImages.texture(width: 1200, height: 800, seed: 2)
         // 1200 to 700 leaves less than twice the output at any reduced scale.
         let image = try Self.decoder.decode(
-            bytes, options: DecodingOptions(maximumPixels: Self.limit, resizeFirst: .resize(width: 700, height: 700)))
+            bytes, options: DecodingOptions(target: .reduced(for: .resize(width: 700, height: 700)), maximumPixels: Self.limit))
         #expect(image.width == 1200 && image.fullSize == nil)
         // PNG has no scaled decode.
         let png = try ImageEncoder().encode(TestImages.pixels(width: 2000, height: 1000), as: .png)
         let whole = try Self.decoder.decode(
-            png, options: DecodingOptions(maximumPixels: Self.limit, resizeFirst: .resize(width: 100, height: 100)))
+            png, options: DecodingOptions(target: .reduced(for: .resize(width: 100, height: 100)), maximumPixels: Self.limit))
         #expect(whole.width == 2000 && whole.fullSize == nil)
     }
 

@@ -5,7 +5,7 @@ extension ImageProcessors {
     /// size (``LayoutPlan``), crops, scales, crops to the box, runs `filters` on the result,
     /// then places it on its canvases (transparent; an opaque format shows its background, see
     /// ``Flatten``). As the first processor of a request that only scales the whole image down,
-    /// it lets the decoder decode straight to the scaled size (``DecodingOptions/layoutFirst``).
+    /// it lets the decoder decode straight to the scaled size (``DecodeTarget/layout(_:)``).
     public struct Layout: ImageProcessing {
         public let layout: Magpie.Layout
         /// Processors run on the scaled and cropped image, before any canvas is added, so a
@@ -116,12 +116,12 @@ extension ImageProcessors {
         }
 
         /// What is left of this layout once an image with `header` was decoded straight to the
-        /// size it scales to (``DecodingOptions/layoutFirst``): nothing, or a crop of that
+        /// size it scales to (``DecodeTarget/scaled(to:whole:)``): nothing, or a crop of that
         /// decoded image. `nil` when more is left (a trim, a turn or mirror, filters, canvases),
         /// or when the output limits refuse the layout, which ``process(_:)`` then reports.
         func restAfterDecode(of header: magpie_header) -> RestAfterDecode? {
             guard layout.trim == nil, (Rotate(degrees: layout.rotation)?.degrees ?? 0) == 0, !layout.flipHorizontal, !layout.flipVertical,
-                filters.isEmpty, let box = layout.decodeThumbnail(for: header)
+                filters.isEmpty, let box = layout.decodeSize(for: header)
             else { return nil }
             let plan = LayoutPlan(layout, source: Magpie.Layout.uprightSize(of: header))
             guard plan.canvases.isEmpty, plan.crop == nil, let scaled = plan.scaled, scaled.width == box.width, scaled.height == box.height,
@@ -147,17 +147,17 @@ extension ImageProcessing where Self == ImageProcessors.Layout {
 }
 
 extension Layout {
-    /// The exact box a decode may go straight to for an image with `header`: the size this
-    /// layout scales the whole image to, upright, when it only scales it down (no trim, no crop
-    /// before scaling, no enlarging). `nil` otherwise.
-    func decodeThumbnail(for header: magpie_header) -> ImageRequest.Thumbnail? {
+    /// The size a decode may go straight to for an image with `header`: the size this layout
+    /// scales the whole image to, upright, when it only scales it down (no trim, no crop before
+    /// scaling, no enlarging). `nil` otherwise.
+    func decodeSize(for header: magpie_header) -> DecodedImage.Size? {
         guard trim == nil, crop == nil else { return nil }
         let upright = Self.uprightSize(of: header)
         let quarterTurn = rotation % 180 != 0
         let turned = quarterTurn ? DecodedImage.Size(width: upright.height, height: upright.width) : upright
         let plan = LayoutPlan(self, source: turned)
         guard plan.crop == nil, let scaled = plan.scaled, scaled.width <= turned.width, scaled.height <= turned.height else { return nil }
-        return ImageRequest.Thumbnail(width: quarterTurn ? scaled.height : scaled.width, height: quarterTurn ? scaled.width : scaled.height, fit: .exact)
+        return DecodedImage.Size(width: quarterTurn ? scaled.height : scaled.width, height: quarterTurn ? scaled.width : scaled.height)
     }
 
     /// The image's size once upright (its EXIF orientation applied).
@@ -165,21 +165,5 @@ extension Layout {
         var (upright, width, height) = (header, Int32(0), Int32(0))
         magpie_upright_size(&upright, &width, &height)
         return DecodedImage.Size(width: Int(width), height: Int(height))
-    }
-}
-
-extension DecodingOptions {
-    /// These options with a ``layoutFirst`` that only scales the whole image down turned into
-    /// the thumbnail it decodes straight to and the whole image's size to report; unchanged
-    /// otherwise. One rule for the memory estimate, the pipeline and the decoder.
-    func resolvingLayout(for header: magpie_header) -> DecodingOptions {
-        // libvips' thumbnail writes 8 bits a sample: a depth to keep is decoded whole, and the
-        // layout scales it.
-        guard thumbnail == nil, !(keepsHighDepth && header.deep != 0), let layout = layoutFirst,
-            let box = layout.decodeThumbnail(for: header)
-        else { return self }
-        var resolved = self
-        (resolved.thumbnail, resolved.layoutFirst, resolved.resizeFirst, resolved.wholeSize) = (box, nil, nil, Layout.uprightSize(of: header))
-        return resolved
     }
 }

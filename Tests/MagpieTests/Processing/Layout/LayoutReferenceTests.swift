@@ -88,7 +88,7 @@ struct LayoutReferenceTests {
         var layout = Layout()
         (layout.width, layout.height, layout.resizing) = (200, 200, .fill)
         let plan = LayoutPlan(layout, source: .init(width: whole.width, height: whole.height))
-        let decoded = try VipsDecoder().decode(bytes, options: DecodingOptions(layoutFirst: layout))
+        let decoded = try VipsDecoder().decode(bytes, options: DecodingOptions(target: .layout(layout)))
         #expect(decoded.width == plan.scaled?.width && decoded.height == plan.scaled?.height)
         #expect(decoded.fullSize == DecodedImage.Size(width: whole.width, height: whole.height))
         let laidOut = try ImageProcessors.Layout(layout).process(decoded)
@@ -99,7 +99,7 @@ struct LayoutReferenceTests {
         // Enlarging is left to the layout: the decode keeps the image's size.
         layout.enlarge = true
         (layout.width, layout.height) = (4000, 4000)
-        #expect(try VipsDecoder().decode(bytes, options: DecodingOptions(layoutFirst: layout)).width == whole.width)
+        #expect(try VipsDecoder().decode(bytes, options: DecodingOptions(target: .layout(layout))).width == whole.width)
     }
 
     @Test(arguments: [(20.0, 1.0, 1.0), (0, 1.5, 1), (0, 1, 0), (-30, 0.7, 1.6)])
