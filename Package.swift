@@ -73,7 +73,10 @@ let package = Package(
             name: "CMagpieVips",
             dependencies: ["CVips"],
             cSettings: fuzzedC,
-            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("heif"), .linkedLibrary("stb"), .linkedLibrary("jxl"), .linkedLibrary("z")]
+            linkerSettings: [
+                .linkedLibrary("jpeg"), .linkedLibrary("heif"), .linkedLibrary("stb"), .linkedLibrary("jxl"), .linkedLibrary("webpdemux"),
+                .linkedLibrary("webp"), .linkedLibrary("z"),
+            ]
         ),
         .target(name: "CMagpieSystem", cSettings: fuzzedC),
         // The loopback origin's generated pixels.

@@ -4,6 +4,7 @@
 #include "jpeg_dc.h"
 #include "png_guard.h"
 #include "shim_internal.h"
+#include "webp_frames.h"
 
 #include <string.h>
 #include <vips/vips.h>
@@ -103,8 +104,11 @@ static magpie_status decode_animation(const void *data, size_t length, const mag
     box.width = options->target_width > 0 ? options->target_width : VIPS_MAX_COORD;
     box.height = options->target_height > 0 ? options->target_height : VIPS_MAX_COORD;
     magpie_operation resize = magpie_resize_operation(&box);
-    // Rendered frame after frame in order, which is also the order the GIF decoder works in.
-    status = magpie_plan_frames(rgba, NULL, frames, -1, thumbnail ? &resize : NULL, image, error, error_length);
+    magpie_webp_frames *webp = image->source.format == MAGPIE_FORMAT_WEBP
+        ? magpie_webp_frames_open(data, length, vips_image_get_width(rgba), page_height, frames)
+        : NULL;
+    // Rendered frame after frame in order, which is also the order the GIF and WebP decoders work in.
+    status = magpie_plan_frames(rgba, NULL, webp, frames, -1, thumbnail ? &resize : NULL, image, error, error_length);
     g_object_unref(rgba);
     return status;
 }

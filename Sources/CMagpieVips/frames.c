@@ -1,5 +1,6 @@
 #include "frame_progress.h"
 #include "shim_internal.h"
+#include "webp_frames.h"
 
 #include <pthread.h>
 #include <string.h>
@@ -38,6 +39,8 @@ typedef struct {
     unsigned char *first_pixels;
     /// Told of each frame as it is finished, when something reads the output while it renders.
     magpie_frame_progress *progress;
+    /// Where an animated WebP's frames come from instead of `strip`, when libwebp can decode it.
+    magpie_webp_frames *webp;
 } frame_plan;
 
 static size_t frame_bytes(const frame_plan *plan) { return (size_t)plan->frame_width * plan->frame_height * 4; }
@@ -61,6 +64,7 @@ static magpie_status process_frame(const frame_plan *plan, const unsigned char *
 // keeps state from frame to frame).
 static magpie_status decode_frame(const frame_plan *plan, int index, unsigned char *destination, char *error,
                                   size_t error_length) {
+    if (plan->webp) return magpie_webp_frames_next(plan->webp, index, destination, error, error_length);
     VipsImage *frame = NULL;
     if (vips_extract_area(plan->strip, &frame, 0, index * plan->frame_height, plan->frame_width, plan->frame_height, NULL)) {
         magpie_take_error(error, error_length, "decoding a frame failed");
@@ -94,12 +98,13 @@ static magpie_status process_and_finish(const frame_plan *plan, const magpie_ima
     return status;
 }
 
-magpie_status magpie_plan_frames(VipsImage *strip, const unsigned char *pixels, int frames, int opaque,
+magpie_status magpie_plan_frames(VipsImage *strip, const unsigned char *pixels, magpie_webp_frames *webp, int frames, int opaque,
                        const magpie_operation *operation, magpie_image *image, char *error, size_t error_length) {
     frame_plan *plan = g_new0(frame_plan, 1);
     plan->strip = strip;
     g_object_ref(strip);
     plan->pixels = pixels;
+    plan->webp = webp;
     plan->frames = frames;
     plan->frame_width = vips_image_get_width(strip);
     plan->frame_height = vips_image_get_height(strip) / frames;
@@ -115,6 +120,13 @@ magpie_status magpie_plan_frames(VipsImage *strip, const unsigned char *pixels, 
             first = plan->first_pixels;
         }
         if (status == MAGPIE_STATUS_OK) status = process_frame(plan, first, &plan->box, &plan->first, error, error_length);
+    } else if (webp) {
+        plan->first_pixels = g_malloc(frame_bytes(plan));
+        status = decode_frame(plan, 0, plan->first_pixels, error, error_length);
+        if (status == MAGPIE_STATUS_OK && !(plan->first = magpie_wrap_rgba(plan->first_pixels, plan->frame_width, plan->frame_height))) {
+            magpie_take_error(error, error_length, "decoding failed");
+            status = MAGPIE_STATUS_FAILED;
+        }
     } else if (vips_extract_area(strip, &plan->first, 0, 0, plan->frame_width, plan->frame_height, NULL)) {
         magpie_take_error(error, error_length, "decoding failed");
         status = MAGPIE_STATUS_FAILED;
@@ -295,6 +307,7 @@ void magpie_free_frames(magpie_image *image) {
     if (!plan) return;
     if (plan->first) g_object_unref(plan->first);
     g_object_unref(plan->strip);
+    magpie_webp_frames_close(plan->webp);
     g_free(plan->first_pixels);
     g_free((void *)plan->operation.arguments);
     g_free(plan);

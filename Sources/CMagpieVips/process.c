@@ -25,7 +25,7 @@ magpie_status magpie_process_bitmap(const magpie_bitmap *bitmap, const magpie_op
     int opaque = magpie_is_opaque_samples(pixels, pixel_count, bitmap->sample_bytes);
     magpie_crop_box box = {0, 0, 0};
     magpie_status status = frames == 1 ? magpie_apply_operation(rgba, opaque, operation, &box, &out, error, error_length)
-                                       : magpie_plan_frames(rgba, pixels, frames, opaque, operation, result, error, error_length);
+                                       : magpie_plan_frames(rgba, pixels, NULL, frames, opaque, operation, result, error, error_length);
     g_object_unref(rgba);
     if (status != MAGPIE_STATUS_OK) {
         if (out) g_object_unref(out);

@@ -21,8 +21,9 @@
 //               → png_guard.c, heif_hevc.c, bitmap.c,   format guards and decoders outside libvips
 //                 jpeg_xl.c
 // gain_map.c (a JPEG's gain map announced, for ImageInfo) stands apart, called from Swift only.
-// colour.c, filtering.c, shim_internal.c, gif_frames.c, jpeg_dc.c, jpeg_errors.c and
-// frame_progress.c sit at the bottom, used from any level.
+// colour.c, filtering.c, shim_internal.c, gif_frames.c, jpeg_dc.c, jpeg_errors.c,
+// webp_frames.c (an animated WebP's frames from libwebp) and frame_progress.c sit at the
+// bottom, used from any level.
 #ifndef MAGPIE_SHIM_INTERNAL_H
 #define MAGPIE_SHIM_INTERNAL_H
 
@@ -181,11 +182,13 @@ int magpie_finish_filtering(VipsImage *in, int opaque, int sixteen, VipsImage **
 
 /// Prepares `image` to render the `frames` frames stacked in `strip` one at a time, each
 /// through `operation` (NULL: as they are). `pixels` is the strip's memory when the frames are
-/// already decoded (processing), NULL when `strip` decodes them. `opaque` is 1 or 0 when
+/// already decoded (processing), NULL when `strip` decodes them; `webp`, when not NULL, decodes
+/// them instead of `strip`, and the plan owns it (even when planning fails). `opaque` is 1 or 0 when
 /// known for all frames, -1 to look at each frame once decoded. The first frame's pipeline is
 /// built here, which sizes the output, checks the options and fixes any crop box for the
 /// rest.
-magpie_status magpie_plan_frames(VipsImage *strip, const unsigned char *pixels, int frames, int opaque,
+typedef struct magpie_webp_frames magpie_webp_frames;
+magpie_status magpie_plan_frames(VipsImage *strip, const unsigned char *pixels, magpie_webp_frames *webp, int frames, int opaque,
                        const magpie_operation *operation, magpie_image *image, char *error, size_t error_length);
 
 /// Renders a planned animation, frame after frame, into `destination`.

@@ -4,7 +4,9 @@ import Logging
 /// Decodes JPEG, PNG, GIF, WebP and AVIF/HEIF with libvips.
 ///
 /// Animated GIF and WebP decode to every frame when ``DecodingOptions/decodesAllFrames`` is
-/// set (the pipeline sets it unless a request asks for the first frame); APNG and AVIF/HEIF
+/// set (the pipeline sets it unless a request asks for the first frame); an animated WebP's
+/// frames are libwebp's own animation decoder's (libvips' where the file has a colour profile
+/// to apply); APNG and AVIF/HEIF
 /// sequences decode as their first frame, which libvips 8.14 is limited to
 /// (``DecodedImage/firstFrameReason`` says so).
 ///
