@@ -30,7 +30,8 @@ final class EncodeImage: Sendable {
         else { return false }
         switch (request.thumbnail, request.processors.count) {
         case (let box?, 0): guard box.fit != .crop else { return false }
-        case (nil, 1): guard request.processors[0] is ImageProcessors.Layout else { return false }
+        // A layout that does more than scale and cut (a filter, a trim, a turn) needs its bitmap.
+        case (nil, 1): guard (request.processors[0] as? ImageProcessors.Layout)?.onlyScalesAndCuts == true else { return false }
         default: return false
         }
         let processed = request.processors.isEmpty ? false : process.stage.isRunning(input.keys.processWork(upTo: request.processors.count))

@@ -54,6 +54,29 @@ struct StageSpanTests {
         #expect(load.attributes["magpie.image.width"]?.toSpanAttribute() == .int64(64))
     }
 
+    /// Without a memory cache a layout that only scales is made in one pass, a decode that
+    /// encodes as it goes; one that blurs too needs its bitmap, so it goes through the stages
+    /// from the start, without a one-pass decode that would find it cannot and hand back.
+    @Test(arguments: [false, true])
+    func aLayoutWithAFilterIsNotTriedInOnePass(_ blurred: Bool) async throws {
+        let tracer = InMemoryTracer()
+        let photo = try TestImages.texture(width: 320, height: 240, format: .jpeg)
+        let statistics = try await withTestFixture(configure: { $0.memoryCache = nil }) { fixture in
+            fixture.server.serve("/a.jpg", .image(photo))
+            var layout = Layout()
+            (layout.width, layout.height, layout.resizing) = (64, 64, .fill)
+            let request = ImageRequest(url: fixture.server.url("/a.jpg"), processors: [.layout(layout, filters: blurred ? [.blur(sigma: 2)] : [])])
+            try await withTracer(tracer) {
+                _ = try await fixture.pipeline.encodedImage(for: request, encoding: EncodingRequest(format: .fixed(.webp), quality: 70))
+            }
+            return fixture.pipeline.statistics
+        }
+        let decodes = tracer.finishedSpans.filter { $0.operationName == "magpie.decode" }
+        #expect(decodes.count == 1, "\(decodes.map(\.attributes))")
+        #expect(statistics.onePassEncodes == (blurred ? 0 : 1))
+        #expect(tracer.finishedSpans.filter { $0.operationName == "magpie.process" }.count == (blurred ? 1 : 0))
+    }
+
     @Test func aRequestJoiningAnEncodeLinksToItsWork() async throws {
         try await Self.expectJoined("magpie.encode") { pipeline, request in
             _ = try await pipeline.encodedImage(for: request, encoding: EncodingRequest(format: .fixed(.webp), quality: 70))

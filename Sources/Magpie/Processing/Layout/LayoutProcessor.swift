@@ -120,15 +120,20 @@ extension ImageProcessors {
         /// decoded image. `nil` when more is left (a trim, a turn or mirror, filters, canvases),
         /// or when the output limits refuse the layout, which ``process(_:)`` then reports.
         func restAfterDecode(of header: magpie_header) -> RestAfterDecode? {
-            guard layout.trim == nil, (Rotate(degrees: layout.rotation)?.degrees ?? 0) == 0, !layout.flipHorizontal, !layout.flipVertical,
-                filters.isEmpty, let box = layout.decodeSize(for: header)
-            else { return nil }
+            guard onlyScalesAndCuts, let box = layout.decodeSize(for: header) else { return nil }
             let plan = LayoutPlan(layout, source: Magpie.Layout.uprightSize(of: header))
             guard plan.canvases.isEmpty, plan.crop == nil, let scaled = plan.scaled, scaled.width == box.width, scaled.height == box.height,
                 (try? checkLimits(of: plan)) != nil
             else { return nil }
             guard let resultCrop = plan.resultCrop else { return .nothing }
             return .crop(Self.area(of: resultCrop, in: scaled, reducedFrom: scaled))
+        }
+
+        /// Whether this layout does no more than scale and cut (no trim, turn, mirror or filter),
+        /// which a decode straight to its size may leave nothing of, or a crop, whatever the image.
+        var onlyScalesAndCuts: Bool {
+            layout.trim == nil && (Rotate(degrees: layout.rotation)?.degrees ?? 0) == 0 && !layout.flipHorizontal && !layout.flipVertical
+                && filters.isEmpty
         }
 
         /// See ``restAfterDecode(of:)``.
