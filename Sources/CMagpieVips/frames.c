@@ -113,23 +113,23 @@ magpie_status magpie_plan_frames(VipsImage *strip, const unsigned char *pixels, 
     if (operation) {
         plan->operation = *operation;
         plan->operation.arguments = operation->size ? memcpy(g_malloc(operation->size), operation->arguments, operation->size) : NULL;
-        const unsigned char *first = pixels;
-        if (!first) {
-            plan->first_pixels = g_malloc(frame_bytes(plan));
-            status = decode_frame(plan, 0, plan->first_pixels, error, error_length);
-            first = plan->first_pixels;
-        }
-        if (status == MAGPIE_STATUS_OK) status = process_frame(plan, first, &plan->box, &plan->first, error, error_length);
-    } else if (webp) {
+    }
+    // The first frame in memory where the plan reads it from there: to process it, or because
+    // libwebp's frames are not in the strip.
+    const unsigned char *first = pixels;
+    if (!first && (operation || webp)) {
         plan->first_pixels = g_malloc(frame_bytes(plan));
         status = decode_frame(plan, 0, plan->first_pixels, error, error_length);
-        if (status == MAGPIE_STATUS_OK && !(plan->first = magpie_wrap_rgba(plan->first_pixels, plan->frame_width, plan->frame_height))) {
+        first = plan->first_pixels;
+    }
+    if (status == MAGPIE_STATUS_OK) {
+        if (operation) {
+            status = process_frame(plan, first, &plan->box, &plan->first, error, error_length);
+        } else if (plan->first_pixels ? !(plan->first = magpie_wrap_rgba(plan->first_pixels, plan->frame_width, plan->frame_height))
+                                      : vips_extract_area(strip, &plan->first, 0, 0, plan->frame_width, plan->frame_height, NULL)) {
             magpie_take_error(error, error_length, "decoding failed");
             status = MAGPIE_STATUS_FAILED;
         }
-    } else if (vips_extract_area(strip, &plan->first, 0, 0, plan->frame_width, plan->frame_height, NULL)) {
-        magpie_take_error(error, error_length, "decoding failed");
-        status = MAGPIE_STATUS_FAILED;
     }
     if (status != MAGPIE_STATUS_OK) {
         magpie_free_frames(&(magpie_image){.frame_plan = plan});

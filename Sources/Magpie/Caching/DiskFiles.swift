@@ -123,10 +123,10 @@ struct DiskFiles: Sendable {
         _ = utimensat(AT_FDCWD, path + "/" + name, times, 0)
     }
 
-    /// Every entry file with its size and last-use time; leftover temporary files are removed.
     /// Where `d_name` starts in a `dirent`.
     private static let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
 
+    /// Every entry file with its size and last-use time; leftover temporary files are removed.
     func scan() -> [ScannedFile] {
         guard let directoryStream = opendir(path) else { return [] }
         defer { closedir(directoryStream) }

@@ -78,7 +78,7 @@ extension DecodeImage {
         }
         let layout = request.processors.first as? ImageProcessors.Layout
         let decoding = context.decodingOptions(data.bytes, for: request, to: input.keys.decodeWork.target)
-        let rest = decoding.header.flatMap { header in layout.map { $0.restAfterDecode(of: header) } ?? .nothing }
+        let rest = decoding.header == nil ? nil : layout.map { $0.restAfterDecode(to: decoding.options.target) } ?? .nothing
         let bytes = data.bytes, metadata = data.metadata
         let made = try await context.admitted(decoding, clock: shared.clock) { () -> Result<DecodedForEncoding.Made, MagpieError> in
             Self.make(bytes, metadata: metadata, decoding: decoding, rest: rest, encoding: encoding)

@@ -115,15 +115,15 @@ extension ImageProcessors {
             }
         }
 
-        /// What is left of this layout once an image with `header` was decoded straight to the
-        /// size it scales to (``DecodeTarget/scaled(to:whole:)``): nothing, or a crop of that
-        /// decoded image. `nil` when more is left (a trim, a turn or mirror, filters, canvases),
-        /// or when the output limits refuse the layout, which ``process(_:)`` then reports.
-        func restAfterDecode(of header: magpie_header) -> RestAfterDecode? {
-            guard onlyScalesAndCuts, let box = layout.decodeSize(for: header) else { return nil }
-            let plan = LayoutPlan(layout, source: Magpie.Layout.uprightSize(of: header))
-            guard plan.canvases.isEmpty, plan.crop == nil, let scaled = plan.scaled, scaled.width == box.width, scaled.height == box.height,
-                (try? checkLimits(of: plan)) != nil
+        /// What is left of this layout once an image was decoded to `target`, the layout's own
+        /// target resolved against the image's header (``DecodeTarget/scaled(to:whole:)``):
+        /// nothing, or a crop of that decoded image. `nil` when the decode did not go straight to
+        /// the layout's size, when more is left (a trim, a turn or mirror, filters, canvases), or
+        /// when the output limits refuse the layout, which ``process(_:)`` then reports.
+        func restAfterDecode(to target: DecodeTarget) -> RestAfterDecode? {
+            guard onlyScalesAndCuts, case .scaled(let box, let whole) = target else { return nil }
+            let plan = LayoutPlan(layout, source: whole)
+            guard plan.canvases.isEmpty, plan.crop == nil, let scaled = plan.scaled, scaled == box, (try? checkLimits(of: plan)) != nil
             else { return nil }
             guard let resultCrop = plan.resultCrop else { return .nothing }
             return .crop(Self.area(of: resultCrop, in: scaled, reducedFrom: scaled))
