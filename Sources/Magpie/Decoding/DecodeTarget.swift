@@ -11,25 +11,29 @@ public enum DecodeTarget: Sendable, Hashable {
     /// Shrunk while decoding to this box (shrink-on-load, then resampled). A
     /// ``Fit/crop`` box is cut from the centre of the whole image instead.
     case thumbnail(ImageRequest.Thumbnail)
-    /// At a reduced scale that leaves `resize` at least twice its output on each side, where the
-    /// format allows (libjpeg's DCT scaling, libwebp's scaled decode); the whole image's size is
-    /// said in ``DecodedImage/fullSize``, from which the resize sizes its output. A
-    /// ``Fit/crop`` resize does not scale: its image is decoded whole.
-    case reduced(for: ImageProcessors.Resize)
+    /// At a reduced scale that leaves at least twice `size` on each side, where the format
+    /// allows (libjpeg's DCT scaling, libwebp's scaled decode), `size` being what the layout
+    /// then resamples the upright image to; the whole image's size is said in
+    /// ``DecodedImage/fullSize``: a ``layout(_:)`` that shrinks
+    /// ``Layout/DecoderShrink/leavingTwice``, resolved.
+    case reduced(toward: DecodedImage.Size)
     /// What `layout` needs first: when it only scales the whole image down, the size it scales
-    /// to (``scaled(to:whole:)``, once the header is read); otherwise every pixel.
+    /// to (``scaled(to:whole:)``) or a reduced scale that leaves twice that
+    /// (``reduced(toward:)``), as its ``Layout/decoderShrink`` says, once the header is read;
+    /// otherwise every pixel.
     case layout(Layout)
     /// Straight to `size`, upright, with `whole` (the upright image's size) said in
     /// ``DecodedImage/fullSize``: a ``layout(_:)`` resolved, which then has no resize left to do.
     case scaled(to: DecodedImage.Size, whole: DecodedImage.Size)
 
     /// The target `request` decodes to: its thumbnail's box, or what its first processor (a
-    /// resize or a layout) lets the decode go straight to; every pixel otherwise.
+    /// resize or a layout) lets the decode shrink to; every pixel otherwise. A resize that only
+    /// cuts keys the decode as every pixel, so it shares the decode of the image's other uses.
     public init(_ request: ImageRequest) {
         if let box = request.thumbnail {
             self = .thumbnail(box)
         } else if let resize = request.processors.first as? ImageProcessors.Resize, resize.fit != .crop {
-            self = .reduced(for: resize)
+            self = .layout(resize.layout)
         } else if let layout = request.processors.first as? ImageProcessors.Layout {
             self = .layout(layout.layout)
         } else {
@@ -48,15 +52,21 @@ public enum DecodeTarget: Sendable, Hashable {
     }
 
     /// This target for an image with `header`: a layout that only scales the whole image down
-    /// becomes the size it scales to; any other layout, every pixel. One rule for the memory
-    /// estimate, the pipeline and the decoder.
+    /// becomes the size it scales to, or a reduced scale that leaves twice that; any other
+    /// layout, every pixel. One rule for the memory estimate, the pipeline and the decoder.
     func resolved(for header: magpie_header, keepsHighDepth: Bool) -> DecodeTarget {
         guard case .layout(let layout) = self else { return self }
-        // libvips' thumbnail writes 8 bits a sample: a depth to keep is decoded whole, and the
-        // layout scales it.
-        guard !(keepsHighDepth && header.deep != 0), let size = layout.decodeSize(for: header) else { return .whole }
-        return .scaled(to: size, whole: Layout.uprightSize(of: header))
+        guard let size = layout.decodeSize(for: header) else { return .whole }
+        switch layout.decoderShrink {
+        case .leavingTwice:
+            return .reduced(toward: size)
+        case .toSize:
+            // libvips' thumbnail writes 8 bits a sample: a depth to keep is decoded whole, and
+            // the layout scales it.
+            return keepsHighDepth && header.deep != 0 ? .whole : .scaled(to: size, whole: Layout.uprightSize(of: header))
+        }
     }
+
 
     /// The decoded image brought to the target: a crop box's centre cut, a layout's whole size said.
     func finish(_ image: DecodedImage) throws(MagpieError) -> DecodedImage {

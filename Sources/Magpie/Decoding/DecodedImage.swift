@@ -34,7 +34,7 @@ public struct DecodedImage: Sendable {
     /// which libheif turns by its own transforms).
     public let sourceOrientation: Int
     /// The whole upright image's size when the decoder decoded it at a reduced scale for the
-    /// resize or layout that follows (``DecodeTarget/reduced(for:)``,
+    /// resize or layout that follows (``DecodeTarget/reduced(toward:)``,
     /// ``DecodeTarget/scaled(to:whole:)``); `nil` when the pixels are the
     /// image at the size it was decoded to. The resize sizes its output from it.
     public let fullSize: Size?

@@ -110,7 +110,7 @@ public struct VipsDecoder: ImageDecoding {
     }
 
     /// What the shim's decode is told of `decoding`: its target's box (not a crop's, cut after)
-    /// or the resize it may shrink on load for (a layout is resolved before).
+    /// or the size it may shrink on load toward (a layout is resolved before).
     private static func shimOptions(_ decoding: DecodingOptions, partial: Bool) -> magpie_decode_options {
         var options = magpie_decode_options()
         options.max_pixels = UInt64(max(0, decoding.maximumPixels))
@@ -119,10 +119,10 @@ public struct VipsDecoder: ImageDecoding {
             options.target_height = Int32(clamping: box.height)
             options.fit = box.fit.shimValue
         }
-        if case .reduced(let resize) = decoding.target, resize.fit != .crop {
-            options.resize_width = Int32(clamping: resize.width)
-            options.resize_height = Int32(clamping: resize.height)
-            options.resize_fit = resize.fit.shimValue
+        if case .reduced(let size) = decoding.target {
+            options.resize_width = Int32(clamping: size.width)
+            options.resize_height = Int32(clamping: size.height)
+            options.resize_fit = MAGPIE_FIT_EXACT
         }
         options.partial = partial ? 1 : 0
         options.all_frames = decoding.decodesAllFrames ? 1 : 0

@@ -60,11 +60,10 @@ extension ImageProcessors {
                 // Blurred small then stretched: a wide blur costs as much as the pixels it spans,
                 // and the enlargement adds nothing a blur that wide would keep.
                 let shrink = max(1, min(8, Int(sigma / 4)))
-                let small = try Resize(
-                    width: max(1, canvas.width / shrink), height: max(1, canvas.height / shrink), fit: .exact, upscale: true
-                ).process(Flatten(background: .black).process(image))
+                let small = try Resample(width: max(1, canvas.width / shrink), height: max(1, canvas.height / shrink))
+                    .process(Flatten(background: .black).process(image))
                 let blurred = try GaussianBlur(sigma: max(0.5, sigma / Double(shrink))).process(small)
-                under = try Resize(width: canvas.width, height: canvas.height, fit: .exact, upscale: true).process(blurred)
+                under = try Resample(width: canvas.width, height: canvas.height).process(blurred)
             }
             let pixels = Self.over(image, on: under, left: (canvas.width - image.width) / 2, top: (canvas.height - image.height) / 2)
             // The image's own description (its source's format and size) goes on.

@@ -28,6 +28,16 @@ public enum Fit: String, Sendable, Hashable, CaseIterable {
         }
     }
 
+    /// A layout's resizing for the scaling ones (a crop is the layout's crop instead).
+    var resizing: Layout.Resizing {
+        switch self {
+        case .fit, .crop: .fit
+        case .fill: .fill
+        case .cover: .cover
+        case .exact: .force
+        }
+    }
+
     /// The shim's fit for the scaling ones (a crop is its own operation).
     var shimValue: magpie_fit {
         switch self {
@@ -48,6 +58,18 @@ public enum Gravity: String, Sendable, Hashable, CaseIterable {
     case attention
     /// libvips' entropy smart crop: keeps the busiest part.
     case entropy
+
+    /// Where a layout keeps its area for this gravity.
+    var placement: Placement {
+        switch self {
+        case .centre: .centre
+        case .top: .anchored(.north)
+        case .bottom: .anchored(.south)
+        case .left: .anchored(.west)
+        case .right: .anchored(.east)
+        case .attention, .entropy: .smart(self)
+        }
+    }
 
     var shimValue: magpie_gravity {
         switch self {

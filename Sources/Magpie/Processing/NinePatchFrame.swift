@@ -128,12 +128,12 @@ struct NinePatch {
     }
 
     /// The patch's rectangle resized to `width` x `height` (a cell stretched along one axis
-    /// keeps the other exactly as drawn: ``ImageProcessors/Resize`` enlarges one axis alone).
+    /// keeps the other exactly as drawn: `Resample` enlarges one axis alone).
     private static func cell(
         _ patch: DecodedImage, x: Int, y: Int, width: Int, height: Int, to targetWidth: Int, _ targetHeight: Int
     ) throws(MagpieError) -> DecodedImage {
         let cut = try ImageProcessors.Crop(.rectangle(x: x, y: y, width: width, height: height)).process(patch)
         if width == targetWidth, height == targetHeight { return cut }
-        return try ImageProcessors.Resize(width: targetWidth, height: targetHeight, fit: .exact, upscale: true).process(cut)
+        return try ImageProcessors.Resample(width: targetWidth, height: targetHeight).process(cut)
     }
 }

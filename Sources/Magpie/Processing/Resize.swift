@@ -1,8 +1,10 @@
-import CMagpieVips
-
 extension ImageProcessors {
     /// Brings an image to a box as a ``Fit`` says, resampling with a Lanczos-3 kernel. Images
     /// with transparency are resized premultiplied, so their edges do not darken.
+    ///
+    /// A resize is a ``Magpie/Layout`` (``layout``) in libvips' and Pillow's arithmetic
+    /// (``Magpie/Layout/Arithmetic/direct``), carried out by ``ImageProcessors/Layout``: the
+    /// names a Swift developer knows, for the one geometry every syntax reaches.
     public struct Resize: ImageProcessing, Hashable {
         /// Width of the box in pixels.
         public let width: Int
@@ -35,16 +37,25 @@ extension ImageProcessors {
             }
         }
 
-        public func process(_ image: DecodedImage) throws(MagpieError) -> DecodedImage {
-            if fit == .crop { return try Crop(.gravity(gravity, width: width, height: height)).process(image) }
-            var box = magpie_resize_box(
-                width: Int32(clamping: width), height: Int32(clamping: height), fit: fit.shimValue, gravity: gravity.shimValue,
-                upscale: upscale ? 1 : 0, full_width: 0, full_height: 0)
-            if let fullSize = image.fullSize {
-                box.full_width = Int32(clamping: fullSize.width)
-                box.full_height = Int32(clamping: fullSize.height)
+        /// The layout this resize is. Its decode may shrink by powers of two as far as leaves
+        /// the resize twice its output (``Magpie/Layout/DecoderShrink/leavingTwice``).
+        public var layout: Magpie.Layout {
+            var layout = Magpie.Layout()
+            layout.arithmetic = .direct
+            layout.decoderShrink = .leavingTwice
+            layout.enlarge = upscale
+            if fit == .crop {
+                layout.crop = Magpie.Layout.Crop(width: Double(width), height: Double(height), placement: gravity.placement)
+            } else {
+                (layout.width, layout.height, layout.resizing, layout.gravity) = (width, height, fit.resizing, gravity.placement)
             }
-            return try VipsProcessing.run(on: image, by: self) { magpie_resize($0, &box, $1, $2, $3) }
+            return layout
+        }
+
+        public func process(_ image: DecodedImage) throws(MagpieError) -> DecodedImage {
+            // A side of 0 would leave it to the other in a layout; a resize names both.
+            guard width > 0, height > 0 else { throw .processingFailed(processor: identifier, reason: "the box must be at least 1x1") }
+            return try ImageProcessors.Layout(layout).process(image)
         }
 
         public var keepsHighDepth: Bool { true }

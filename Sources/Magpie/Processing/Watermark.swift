@@ -107,7 +107,7 @@ extension ImageProcessors {
             let size = DecodedImage.Size(width: image.width, height: image.height)
             var laid = mark.image
             if let fitted = fittedSize(in: size), fitted.width != laid.width || fitted.height != laid.height {
-                laid = try Resize(width: fitted.width, height: fitted.height, fit: .exact, upscale: true).process(laid)
+                laid = try Resample(width: fitted.width, height: fitted.height).process(laid)
             }
             var options = magpie_watermark_options()
             options.opacity = opacity

@@ -111,7 +111,7 @@ struct UltraHDRTests {
             let whole = try decoder.decode(bytes, options: DecodingOptions(maximumPixels: 10_000_000))
             #expect(whole.sourceFormat == .jpeg && whole.width == photo.width && whole.height == photo.height, "\(name)")
             let resize = ImageProcessors.Resize(width: 40, height: 40, fit: .fit)
-            let reduced = try decoder.decode(bytes, options: DecodingOptions(target: .reduced(for: resize), maximumPixels: 10_000_000))
+            let reduced = try decoder.decode(bytes, options: DecodingOptions(target: .layout(resize.layout), maximumPixels: 10_000_000))
             #expect(reduced.fullSize == DecodedImage.Size(width: photo.width, height: photo.height), "\(name): not shrunk while loading")
             #expect(reduced.width <= photo.width / 2 && reduced.height <= photo.height / 2, "\(name): \(reduced.width)x\(reduced.height)")
             #expect {

@@ -7,7 +7,8 @@ import Testing
 /// Passes decodes to ``VipsDecoder`` and remembers what each was asked for and gave.
 final class RecordingDecoder: ImageDecoding {
     struct Decode: Sendable {
-        let resizeFirst: ImageProcessors.Resize?
+        /// The size a reduced decode was to leave twice of.
+        let reducedToward: DecodedImage.Size?
         let width: Int
         let height: Int
     }
@@ -23,8 +24,8 @@ final class RecordingDecoder: ImageDecoding {
 
     func decode(_ data: [UInt8], options: DecodingOptions) throws(MagpieError) -> DecodedImage {
         let image = try decoder.decode(data, options: options)
-        let resize: ImageProcessors.Resize? = if case .reduced(let resize) = options.target { resize } else { nil }
-        decodes.withLockedValue { $0.append(Decode(resizeFirst: resize, width: image.width, height: image.height)) }
+        let toward: DecodedImage.Size? = if case .reduced(let size) = options.target { size } else { nil }
+        decodes.withLockedValue { $0.append(Decode(reducedToward: toward, width: image.width, height: image.height)) }
         return image
     }
 }
@@ -69,7 +70,7 @@ struct ScaleOnLoadTests {
             let whole = try Self.decoder.decode(source.bytes, options: DecodingOptions(maximumPixels: Self.limit))
             #expect(whole.fullSize == nil)
             for resize in [ImageProcessors.Resize(width: 300, height: 300, fit: fit), .init(width: 500, height: 180, fit: fit)] {
-                let reduced = try Self.decoder.decode(source.bytes, options: DecodingOptions(target: .reduced(for: resize), maximumPixels: Self.limit))
+                let reduced = try Self.decoder.decode(source.bytes, options: DecodingOptions(target: .layout(resize.layout), maximumPixels: Self.limit))
                 let expected = try resize.process(whole)
                 let actual = try resize.process(reduced)
                 let label = "\(source.name), \(resize.identifier)"
@@ -108,7 +109,7 @@ struct ScaleOnLoadTests {
         let whole = try Self.decoder.decode(bytes, options: DecodingOptions(maximumPixels: Self.limit))
         #expect(whole.width == 1800 && whole.height == 1200)
         let small = ImageProcessors.Resize(width: 100, height: 100)
-        let decoded = try Self.decoder.decode(bytes, options: DecodingOptions(target: .reduced(for: small), maximumPixels: Self.limit))
+        let decoded = try Self.decoder.decode(bytes, options: DecodingOptions(target: .layout(small.layout), maximumPixels: Self.limit))
         #expect(decoded.width == 1800 && decoded.fullSize == nil)
     }
 
@@ -116,12 +117,12 @@ struct ScaleOnLoadTests {
         let bytes = try TestImages.texture(width: 1200, height: 800, seed: 2)
         // 1200 to 700 leaves less than twice the output at any reduced scale.
         let image = try Self.decoder.decode(
-            bytes, options: DecodingOptions(target: .reduced(for: .resize(width: 700, height: 700)), maximumPixels: Self.limit))
+            bytes, options: DecodingOptions(target: .layout(ImageProcessors.Resize(width: 700, height: 700).layout), maximumPixels: Self.limit))
         #expect(image.width == 1200 && image.fullSize == nil)
         // PNG has no scaled decode.
         let png = try ImageEncoder().encode(TestImages.pixels(width: 2000, height: 1000), as: .png)
         let whole = try Self.decoder.decode(
-            png, options: DecodingOptions(target: .reduced(for: .resize(width: 100, height: 100)), maximumPixels: Self.limit))
+            png, options: DecodingOptions(target: .layout(ImageProcessors.Resize(width: 100, height: 100).layout), maximumPixels: Self.limit))
         #expect(whole.width == 2000 && whole.fullSize == nil)
     }
 
@@ -140,10 +141,10 @@ struct ScaleOnLoadTests {
             #expect(resizedFirst.image.width == 300 && resizedFirst.image.height == 200)
             #expect(ImageDifference(expected, resizedFirst.image).meanColour < 1.5)
             // 3000 px for 300: decoded at 1/4, which leaves 2.5 times the output.
-            #expect(recorder.recorded.last.map { ($0.resizeFirst, $0.width) } ?? (nil, 0) == (resize, 750))
+            #expect(recorder.recorded.last.map { ($0.reducedToward, $0.width) } ?? (nil, 0) == (DecodedImage.Size(width: 300, height: 200), 750))
 
             _ = try await fixture.pipeline.image(for: ImageRequest(url: url, processors: [blur, resize]))
-            #expect(recorder.recorded.last.map { ($0.resizeFirst, $0.width) } ?? (resize, 0) == (nil, 3000))
+            #expect(recorder.recorded.last.map { ($0.reducedToward, $0.width) } ?? (DecodedImage.Size(width: 1, height: 1), 0) == (nil, 3000))
             #expect(recorder.recorded.count == 2, "the two requests decode differently, so neither shares the other's decode")
         }
     }

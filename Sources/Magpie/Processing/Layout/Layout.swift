@@ -81,6 +81,33 @@ public struct Layout: Sendable, Hashable {
     public var maximumResultSide: Int?
     /// How a resized side's fraction of a pixel is rounded, by whether the side shrinks or grows.
     public var sideRounding = SideRounding()
+    /// Whose arithmetic turns the box into pixels: imgproxy's by default.
+    public var arithmetic = Arithmetic.imgproxy
+    /// How far the decoder may shrink the image before the layout scales it.
+    public var decoderShrink = DecoderShrink.toSize
+
+    /// The two ways of turning a box into pixel sizes that users of the anchors rely on.
+    public enum Arithmetic: String, Sendable, Hashable {
+        /// imgproxy's (`calcScale`, `calcPosition`): scales are shrink factors (the image's side
+        /// over the box's), a stretch that may not enlarge keeps the box's proportions, and the
+        /// spare pixel of a centred area is split as imgproxy splits it.
+        case imgproxy
+        /// libvips' and Pillow's, and the library's ``ImageProcessors/Resize``: scales are the
+        /// box's side over the image's, each side of a stretch that may not enlarge stops at the
+        /// image's own, and the spare pixel of a centred area goes after it.
+        case direct
+    }
+
+    /// What the decoder may hand over when the layout only scales the whole image down.
+    public enum DecoderShrink: String, Sendable, Hashable {
+        /// Straight at the scaled size (libvips' thumbnail: shrink-on-load, then its own
+        /// resize): the least work, as imgproxy and thumbor decode.
+        case toSize
+        /// Shrunk by a power of two (libjpeg's scaled IDCT, libwebp's scaled decode) only as far
+        /// as leaves the layout's Lanczos resize twice its output on each side: within
+        /// resampling noise of a whole decode (``DecodeTarget/reduced(toward:)``).
+        case leavingTwice
+    }
 
     /// Halves away from zero by default, as imgproxy rounds; thumbor rounds a proportional side's
     /// halves to even (Python's `round`) and truncates where its filters hand Pillow a fraction
@@ -130,6 +157,8 @@ public struct Layout: Sendable, Hashable {
         if let maximumResultSide { parts.append("max-side=\(maximumResultSide)") }
         if let sourceLimit { parts.append("source-limit=\(sourceLimit.width)x\(sourceLimit.height)") }
         if sideRounding != SideRounding() { parts.append("round=\(sideRounding.shrinking),\(sideRounding.enlarging)") }
+        if arithmetic != .imgproxy { parts.append("arithmetic=\(arithmetic.rawValue)") }
+        if decoderShrink != .toSize { parts.append("decoder-shrink=\(decoderShrink.rawValue)") }
         parts.append("gravity=\(gravity.name)")
         if let crop { parts.append("crop=\(crop.width)x\(crop.height)@\(crop.placement?.name ?? "gravity")") }
         if let extend { parts.append("extend=\(extend.name)") }

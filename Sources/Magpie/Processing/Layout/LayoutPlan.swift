@@ -47,7 +47,7 @@ public struct LayoutPlan: Sendable, Hashable {
         let focus = layout.gravity
         layout.gravity = focus.resolved(in: source)
         if cropSize.width > 0 || cropSize.height > 0 {
-            crop = Self.cut(size, to: cropSize, at: layout.crop?.placement ?? layout.gravity, offsetScale: 1)
+            crop = Self.cut(size, to: cropSize, at: layout.crop?.placement ?? layout.gravity, offsetScale: 1, arithmetic: layout.arithmetic)
             if let crop { size = crop.size }
         }
         if case .rectangle(let x, let y, _, _) = crop {
@@ -92,14 +92,14 @@ public struct LayoutPlan: Sendable, Hashable {
         self.crop = crop
         self.scaled = scale.horizontal != 1 || scale.vertical != 1 ? scaled : nil
         size = scaled
-        resultCrop = Self.cut(size, to: resultCropSize, at: layout.gravity, offsetScale: scale.pixelRatio)
+        resultCrop = Self.cut(size, to: resultCropSize, at: layout.gravity, offsetScale: scale.pixelRatio, arithmetic: layout.arithmetic)
         if let resultCrop { size = resultCrop.size }
 
         var canvases: [Canvas] = []
         func place(_ box: DecodedImage.Size, _ placement: Placement) {
             guard box.width > size.width || box.height > size.height else { return }
             let outer = DecodedImage.Size(width: max(box.width, size.width), height: max(box.height, size.height))
-            let origin = placement.origin(outer: outer, inner: size, scale: scale.pixelRatio)
+            let origin = placement.origin(outer: outer, inner: size, scale: scale.pixelRatio, arithmetic: layout.arithmetic)
             canvases.append(Canvas(width: outer.width, height: outer.height, x: origin.x, y: origin.y))
             size = outer
         }
@@ -161,12 +161,14 @@ public struct LayoutPlan: Sendable, Hashable {
 
     /// The area of `area` (0: the whole side) cut from an image of `size`; `nil` when it keeps
     /// all of it.
-    static func cut(_ size: DecodedImage.Size, to area: DecodedImage.Size, at placement: Placement, offsetScale: Double) -> Cut? {
+    static func cut(
+        _ size: DecodedImage.Size, to area: DecodedImage.Size, at placement: Placement, offsetScale: Double, arithmetic: Layout.Arithmetic
+    ) -> Cut? {
         guard area.width > 0 || area.height > 0 else { return nil }
         let inner = DecodedImage.Size(width: Rounding.minNonZero(area.width, size.width), height: Rounding.minNonZero(area.height, size.height))
         guard inner.width < size.width || inner.height < size.height else { return nil }
         if case .smart(let gravity) = placement { return .smart(gravity, width: inner.width, height: inner.height) }
-        let origin = placement.origin(outer: size, inner: inner, scale: offsetScale)
+        let origin = placement.origin(outer: size, inner: inner, scale: offsetScale, arithmetic: arithmetic)
         return .rectangle(x: origin.x, y: origin.y, width: inner.width, height: inner.height)
     }
 }
@@ -197,6 +199,50 @@ private struct Scale {
     }
 
     init(_ layout: Layout, toScale size: DecodedImage.Size) {
+        switch layout.arithmetic {
+        case .imgproxy: self.init(imgproxy: layout, toScale: size)
+        case .direct: self.init(direct: layout, toScale: size)
+        }
+    }
+
+    /// libvips' and Pillow's: the box's side over the image's, by the resizing mode, times the
+    /// zoom and the pixel ratio; without enlarging, each side stops at the image's own; the
+    /// minimum sizes then raise both in proportion.
+    private init(direct layout: Layout, toScale size: DecodedImage.Size) {
+        let (width, height) = (Double(size.width), Double(size.height))
+        let (across, down) = (Double(layout.width) / width, Double(layout.height) / height)
+        var (horizontal, vertical) = (across, down)
+        if layout.width == 0 || layout.height == 0 {
+            let only = layout.width > 0 ? across : layout.height > 0 ? down : 1
+            (horizontal, vertical) = (only, only)
+        } else {
+            switch layout.resizing {
+            case .fit: (horizontal, vertical) = (min(across, down), min(across, down))
+            case .fill, .fillDown, .cover: (horizontal, vertical) = (max(across, down), max(across, down))
+            case .force: break
+            case .auto:
+                let both = (width >= height) == (layout.width >= layout.height) ? max(across, down) : min(across, down)
+                (horizontal, vertical) = (both, both)
+            }
+        }
+        horizontal *= layout.zoomX * layout.dpr
+        vertical *= layout.zoomY * layout.dpr
+        if !layout.enlarge {
+            (horizontal, vertical) = (min(horizontal, 1), min(vertical, 1))
+        }
+        if layout.minWidth > 0, width * horizontal < Double(layout.minWidth) {
+            let raise = Double(layout.minWidth) / (width * horizontal)
+            (horizontal, vertical) = (horizontal * raise, vertical * raise)
+        }
+        if layout.minHeight > 0, height * vertical < Double(layout.minHeight) {
+            let raise = Double(layout.minHeight) / (height * vertical)
+            (horizontal, vertical) = (horizontal * raise, vertical * raise)
+        }
+        (self.horizontal, self.vertical, pixelRatio) = (horizontal, vertical, layout.dpr)
+    }
+
+    /// imgproxy's `calcScale`.
+    private init(imgproxy layout: Layout, toScale size: DecodedImage.Size) {
         let (sourceWidth, sourceHeight) = (Double(size.width), Double(size.height))
         let boxWidth = layout.width == 0 ? sourceWidth : Double(layout.width)
         let boxHeight = layout.height == 0 ? sourceHeight : Double(layout.height)

@@ -63,7 +63,7 @@ extension ImageProcessors {
             }
             let target = plan.scaled ?? size
             if target.width != image.width || target.height != image.height {
-                image = try Resize(width: target.width, height: target.height, fit: .exact, upscale: true).process(image)
+                image = try Resample(width: target.width, height: target.height).process(image)
             }
             // The bitmap is the layout's now, even where the decoder already made it this size: a
             // processor after it must not size its output from the whole image's size.

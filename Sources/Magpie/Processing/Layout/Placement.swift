@@ -31,8 +31,11 @@ public enum Placement: Sendable, Hashable {
 
     /// Where an area of `inner` goes inside `outer`, its top-left corner, kept inside (or, with
     /// `allowsOverflow`, overlapping `outer` by at least a pixel). `scale` multiplies offsets
-    /// given in pixels. Smart placements answer the centre.
-    func origin(outer: DecodedImage.Size, inner: DecodedImage.Size, scale: Double, allowsOverflow: Bool = false) -> (x: Int, y: Int) {
+    /// given in pixels; `arithmetic` says where a centred area's spare pixel goes. Smart
+    /// placements answer the centre.
+    func origin(
+        outer: DecodedImage.Size, inner: DecodedImage.Size, scale: Double, allowsOverflow: Bool = false, arithmetic: Layout.Arithmetic = .imgproxy
+    ) -> (x: Int, y: Int) {
         var left: Int
         var top: Int
         switch self {
@@ -40,12 +43,12 @@ public enum Placement: Sendable, Hashable {
             left = Rounding.scaleToEven(outer.width, x) - inner.width / 2
             top = Rounding.scaleToEven(outer.height, y) - inner.height / 2
         case .smart, .focusPixel:
-            return Placement.centre.origin(outer: outer, inner: inner, scale: scale, allowsOverflow: allowsOverflow)
+            return Placement.centre.origin(outer: outer, inner: inner, scale: scale, allowsOverflow: allowsOverflow, arithmetic: arithmetic)
         case .anchored(let anchor, let x, let y):
             let offsetX = abs(x) >= 1 ? Int((x * scale).rounded(.toNearestOrEven)) : Rounding.scaleToEven(outer.width, x)
             let offsetY = abs(y) >= 1 ? Int((y * scale).rounded(.toNearestOrEven)) : Rounding.scaleToEven(outer.height, y)
-            left = Rounding.halfToEven(outer.width - inner.width + 1) + offsetX
-            top = Rounding.halfToEven(outer.height - inner.height + 1) + offsetY
+            left = Self.centred(outer.width - inner.width, arithmetic) + offsetX
+            top = Self.centred(outer.height - inner.height, arithmetic) + offsetY
             if anchor.touchesNorth { top = offsetY }
             if anchor.touchesSouth { top = outer.height - inner.height - offsetY }
             if anchor.touchesWest { left = offsetX }
@@ -55,6 +58,14 @@ public enum Placement: Sendable, Hashable {
             return (max(1 - inner.width, min(left, outer.width - 1)), max(1 - inner.height, min(top, outer.height - 1)))
         }
         return (max(0, min(left, outer.width - inner.width)), max(0, min(top, outer.height - inner.height)))
+    }
+
+    /// Where an area `spare` pixels smaller than its outer side starts, centred.
+    private static func centred(_ spare: Int, _ arithmetic: Layout.Arithmetic) -> Int {
+        switch arithmetic {
+        case .imgproxy: Rounding.halfToEven(spare + 1)
+        case .direct: spare / 2
+        }
     }
 
     /// A focus pixel as a focus point in an area of `size` whose top-left corner is at `origin`
