@@ -52,4 +52,11 @@ import Testing
         let crop = LayoutPlan(ImageProcessors.Resize(width: 500, height: 101, fit: .crop, gravity: .right).layout, source: source)
         #expect(crop.crop == .rectangle(x: 0, y: 50, width: 400, height: 101) && crop.scaled == nil && crop.size == DecodedImage.Size(width: 400, height: 101))
     }
+
+    @Test func aBoxPastWhatALayoutMakesIsRefusedBeforeAnythingIsAllocated() throws {
+        let image = DecodedImage(width: 10, height: 10, pixels: [UInt8](repeating: 200, count: 400))
+        #expect(throws: MagpieError.outputTooLarge(width: 70_000, height: 10, maximumSide: 65_535, maximumPixels: 100_000_000)) {
+            try ImageProcessors.Resize(width: 70_000, height: 10, fit: .exact, upscale: true).process(image)
+        }
+    }
 }
