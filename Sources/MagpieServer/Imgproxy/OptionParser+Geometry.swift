@@ -26,7 +26,19 @@ extension OptionParser {
         (["gravity", "g"], { option, reading, _ throws(ProxyURLError) in reading.options.layout.gravity = try option.placement(from: 0) }),
         (["crop", "c"], crop), (["padding", "pd"], padding), (["auto_rotate", "ar"], autoRotate), (["rotate", "rot"], rotate),
         (["flip", "fl"], flip), (["trim", "t"], trim), (["fit"], fit),
+        // Magpie's own: the box's shape (`w:800/aspect_ratio:16:9/rt:fill`).
+        (["aspect_ratio"], aspectRatio),
     ]
+
+    /// One number (width over height) or two (`16:9`); from 1:100 to 100:1, so a side made from
+    /// the other is at most a hundred times it (and the layout's output limits still hold).
+    private static func aspectRatio(_ option: OptionValues, _ reading: inout Reading, _ parser: OptionParser) throws(ProxyURLError) {
+        try option.count(1...2, usage: "aspect_ratio is aspect_ratio:RATIO or aspect_ratio:WIDTH:HEIGHT")
+        let across = try option.positive(0, limit: 100_000, what: "an aspect ratio's width")
+        let down = option.values.count == 2 ? try option.positive(1, limit: 100_000, what: "an aspect ratio's height") : 1
+        guard (0.01...100).contains(across / down) else { throw option.failure("an aspect ratio is from 1:100 to 100:1") }
+        reading.options.layout.aspectRatio = across / down
+    }
 
     private static func resize(_ option: OptionValues, _ reading: inout Reading, _ parser: OptionParser) throws(ProxyURLError) {
         try option.count(1...8, usage: "resize is rs:TYPE:WIDTH:HEIGHT:ENLARGE:EXTEND")

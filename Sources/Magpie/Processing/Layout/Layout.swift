@@ -58,6 +58,10 @@ public struct Layout: Sendable, Hashable {
     /// or ``height`` says.
     public var widthFromImage = false
     public var heightFromImage = false
+    /// The box's shape, width over height: a side the box leaves at 0 is made from the other so
+    /// that the box has this shape, and with both at 0 the box is the largest of this shape inside
+    /// the (cropped) image. ``resizing`` then brings the image to it. `nil`: the box as given.
+    public var aspectRatio: Double?
     public var resizing = Resizing.fit
     /// Turns the box to the image's orientation first: a landscape box for a landscape image
     /// (thumbor's `adaptive-fit-in`).
@@ -149,6 +153,7 @@ public struct Layout: Sendable, Hashable {
     var name: String {
         var parts = ["\(widthFromImage ? "orig" : "\(width)")x\(heightFromImage ? "orig" : "\(height)")", resizing.rawValue]
         if adaptive { parts.append("adaptive") }
+        if let aspectRatio { parts.append("aspect-ratio=\(aspectRatio)") }
         if let trim { parts.append("trim=\(trim.identifier)") }
         if minWidth > 0 || minHeight > 0 { parts.append("min=\(minWidth)x\(minHeight)") }
         if zoomX != 1 || zoomY != 1 { parts.append("zoom=\(zoomX)x\(zoomY)") }

@@ -57,6 +57,7 @@ public struct LayoutPlan: Sendable, Hashable {
         // The box's `orig` sides and its turn to the image's orientation are the cropped image's.
         if layout.widthFromImage { layout.width = size.width }
         if layout.heightFromImage { layout.height = size.height }
+        if let ratio = layout.aspectRatio { (layout.width, layout.height) = Self.box(layout.width, layout.height, shaped: ratio, within: size) }
         if layout.adaptive, (size.width < size.height && layout.width > layout.height) || (size.width > size.height && layout.width < layout.height) {
             (layout.width, layout.height) = (layout.height, layout.width)
         }
@@ -149,6 +150,21 @@ public struct LayoutPlan: Sendable, Hashable {
         let (left, top) = (edge(x, image.width, normalized.width), edge(y, image.height, normalized.height))
         let (right, bottom) = (edge(x + crop.width, image.width, normalized.width), edge(y + crop.height, image.height, normalized.height))
         return Layout.Crop(width: max(1, right - left), height: max(1, bottom - top), placement: .anchored(.northWest, x: left, y: top))
+    }
+
+    /// A box of `width` by `height` (0: not given) with the other side made so it is `ratio`
+    /// times as wide as high; with neither given, the largest such box inside `size`. A box
+    /// given whole keeps its own shape.
+    static func box(_ width: Int, _ height: Int, shaped ratio: Double, within size: DecodedImage.Size) -> (width: Int, height: Int) {
+        func side(_ value: Double) -> Int { max(1, Int(value.rounded())) }
+        switch (width, height) {
+        case (0, 0):
+            let widest = Double(size.width) / ratio <= Double(size.height)
+            return widest ? (size.width, side(Double(size.width) / ratio)) : (side(Double(size.height) * ratio), size.height)
+        case (0, _): return (side(Double(height) * ratio), height)
+        case (_, 0): return (width, side(Double(width) / ratio))
+        default: return (width, height)
+        }
     }
 
     /// A crop side: pixels at 1 and above, a fraction of `side` below (at least one pixel),
