@@ -53,6 +53,16 @@ static int enlarge_one_axis(VipsImage *in, double hscale, double vscale, VipsIma
     return failed;
 }
 
+// The resized image, or the window of it the box asks for (a new reference either way).
+static int keep_window(VipsImage *resized, const magpie_resize_box *target, VipsImage **out) {
+    if (target->window_width <= 0 || target->window_height <= 0) {
+        g_object_ref(resized);
+        *out = resized;
+        return 0;
+    }
+    return vips_extract_area(resized, out, target->window_x, target->window_y, target->window_width, target->window_height, NULL);
+}
+
 static int apply_resize(VipsImage *rgba, int opaque, const void *arguments, magpie_crop_box *box, VipsImage **out) {
     const magpie_resize_box *target = arguments;
     double actual_width = vips_image_get_width(rgba), actual_height = vips_image_get_height(rgba);
@@ -66,11 +76,7 @@ static int apply_resize(VipsImage *rgba, int opaque, const void *arguments, magp
         horizontal = fmin(horizontal, 1.0);
         vertical = fmin(vertical, 1.0);
     }
-    if (!reduced && horizontal == 1.0 && vertical == 1.0 && target->fit != MAGPIE_FIT_FILL) {
-        g_object_ref(rgba);
-        *out = rgba;
-        return 0;
-    }
+    if (!reduced && horizontal == 1.0 && vertical == 1.0 && target->fit != MAGPIE_FIT_FILL) return keep_window(rgba, target, out);
     VipsImage *filtered = NULL, *resized = NULL, *finished = NULL;
     if (magpie_prepare_for_filtering(rgba, opaque, &filtered)) return -1;
     double hscale = width * horizontal / actual_width, vscale = height * vertical / actual_height;
@@ -85,8 +91,9 @@ static int apply_resize(VipsImage *rgba, int opaque, const void *arguments, magp
     g_object_unref(resized);
     if (failed) return -1;
     if (target->fit != MAGPIE_FIT_FILL) {
-        *out = finished;
-        return 0;
+        failed = keep_window(finished, target, out);
+        g_object_unref(finished);
+        return failed;
     }
     failed = magpie_crop_by_gravity(finished, target->width, target->height, target->gravity, box, out);
     g_object_unref(finished);
@@ -100,6 +107,10 @@ magpie_operation magpie_resize_operation(const magpie_resize_box *box) {
 magpie_status magpie_resize(const magpie_bitmap *bitmap, const magpie_resize_box *box, magpie_image *result, char *error,
                             size_t error_length) {
     if (box->width <= 0 || box->height <= 0) return magpie_refuse(error, error_length, "the box must be at least 1x1");
+    int windowed = box->window_width > 0 && box->window_height > 0;
+    if (windowed && (box->fit != MAGPIE_FIT_EXACT || box->window_x < 0 || box->window_y < 0 ||
+                     box->window_x > box->width - box->window_width || box->window_y > box->height - box->window_height))
+        return magpie_refuse(error, error_length, "a window must lie inside the box of an exact resize");
     magpie_operation operation = magpie_resize_operation(box);
     return magpie_process_bitmap(bitmap, &operation, result, error, error_length);
 }

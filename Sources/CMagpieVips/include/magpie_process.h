@@ -46,6 +46,13 @@ typedef struct {
     /// size a resize of the whole image gives.
     int full_width;
     int full_height;
+    /// With `window_width` and `window_height` above 0, an exact resize keeps only this window
+    /// of its output, its top-left corner at (`window_x`, `window_y`), in the same pipeline, so
+    /// only the kept pixels are resampled. It must lie inside the box.
+    int window_x;
+    int window_y;
+    int window_width;
+    int window_height;
 } magpie_resize_box;
 
 /// The part of an image a crop keeps: `width` x `height` at (`x`, `y`), which must lie inside

@@ -62,13 +62,21 @@ extension ImageProcessors {
                 size = crop.size
             }
             let target = plan.scaled ?? size
+            var resultCrop = plan.resultCrop
             if target.width != image.width || target.height != image.height {
-                image = try Resample(width: target.width, height: target.height).process(image)
+                var resample = Resample(width: target.width, height: target.height)
+                // A rectangle kept of the scaled image is cut in the same pipeline: only its
+                // pixels are resampled.
+                if case .rectangle(let x, let y, let width, let height)? = resultCrop {
+                    resample.window = Resample.Window(x: x, y: y, width: width, height: height)
+                    resultCrop = nil
+                }
+                image = try resample.process(image)
             }
             // The bitmap is the layout's now, even where the decoder already made it this size: a
             // processor after it must not size its output from the whole image's size.
             if image.fullSize != nil { image = image.replacingPixels(image.pixels, width: image.width, height: image.height, sampleDepth: image.sampleDepth) }
-            if let resultCrop = plan.resultCrop {
+            if let resultCrop {
                 image = try cut(image, resultCrop, reducedFrom: target)
             }
             for filter in filters {

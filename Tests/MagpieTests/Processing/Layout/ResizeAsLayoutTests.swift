@@ -1,3 +1,4 @@
+import MagpieTesting
 import Testing
 
 @testable import Magpie
@@ -58,5 +59,22 @@ import Testing
         #expect(throws: MagpieError.outputTooLarge(width: 70_000, height: 10, maximumSide: 65_535, maximumPixels: 100_000_000)) {
             try ImageProcessors.Resize(width: 70_000, height: 10, fit: .exact, upscale: true).process(image)
         }
+    }
+
+    /// A fill's cut made in the resample's pipeline is the same pixels as cutting the whole
+    /// resampled image, reducing and enlarging, with transparency and without.
+    @Test(arguments: [(640, 480, 200, 150), (120, 90, 400, 300)], [false, true])
+    func aWindowIsTheCutOfTheWholeResample(_ sizes: (Int, Int, Int, Int), _ translucent: Bool) throws {
+        var image = TestImages.pixels(width: sizes.0, height: sizes.1, seed: 3)
+        if translucent {
+            let pixels = image.pixels.enumerated().map { $0.offset % 4 == 3 ? UInt8(($0.offset / 4) % 256) : $0.element }
+            image = image.replacingPixels(pixels, width: image.width, height: image.height)
+        }
+        let whole = try ImageProcessors.Resample(width: sizes.2, height: sizes.3).process(image)
+        let window = ImageProcessors.Resample.Window(x: 17, y: 9, width: sizes.2 / 2, height: sizes.3 / 3)
+        let cut = try ImageProcessors.Crop(.rectangle(x: window.x, y: window.y, width: window.width, height: window.height)).process(whole)
+        let windowed = try ImageProcessors.Resample(width: sizes.2, height: sizes.3, window: window).process(image)
+        #expect((windowed.width, windowed.height) == (window.width, window.height))
+        #expect(windowed.pixels == cut.pixels)
     }
 }
