@@ -1,3 +1,5 @@
+public import Foundation
+
 /// The `http` and `https` sources: downloaded with the pipeline's HTTP client, redirects
 /// followed and each hop checked against the source policy, cached bytes revalidated, broken-off
 /// bodies resumed.
@@ -24,5 +26,20 @@ extension DataLoader.Outcome {
         case .refused(let status, _, let excerpt):
             throw refusal(status, excerpt)
         }
+    }
+}
+
+/// The HTTP request Magpie is about to send, as seen by
+/// ``ImagePipeline/Configuration/requestModifier``: add auth headers, sign the URL.
+public struct OutgoingRequest: Sendable {
+    /// The URL to fetch. Changing it does not change the cache key.
+    public var url: URL
+    /// Header fields to send.
+    public var headers: [String: String]
+
+    /// Creates a request.
+    public init(url: URL, headers: [String: String] = [:]) {
+        self.url = url
+        self.headers = headers
     }
 }

@@ -1,4 +1,4 @@
-import Metrics
+package import Metrics
 import NIOConcurrencyHelpers
 
 /// Counts what a pipeline does, in ``PipelineStatistics`` and in swift-metrics (`magpie_*`) at
@@ -143,5 +143,13 @@ final class PipelineRecorder: Sendable {
             decodeTime = timer("magpie_decode_duration")
             processTime = timer("magpie_process_duration")
         }
+    }
+}
+
+package extension Metrics.Timer {
+    /// Records a `Duration` (swift-metrics times in whole nanoseconds).
+    func record(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
 }

@@ -1,4 +1,6 @@
 import CMagpieVips
+import Foundation
+import NIOPosix
 
 /// What every stage of a pipeline uses: its configuration, caches, network and threads, and
 /// the one recorder all counting goes through.
@@ -102,4 +104,55 @@ struct StageInput: Sendable {
     /// What the request's read of the memory cache saw, when it was read and missed: the load
     /// stage reads it again only if the pipeline has stored an image since.
     var missedMemory: PipelineMemory.Miss? = nil
+}
+
+/// The checks a request passes before any work starts.
+extension PipelineContext {
+    func validate(_ input: StageInput) throws(MagpieError) {
+        let url = input.request.url
+        let scheme = url.scheme?.lowercased() ?? ""
+        if scheme == "http" || scheme == "https" {
+            guard let host = url.host, !host.isEmpty else { throw .invalidURL(url.absoluteString, reason: "it has no host") }
+            try input.keys.sources.check(url, hop: 0, of: url)
+        } else if scheme == "file" {
+            guard sourceLoaders["file"] != nil else {
+                throw .invalidURL(url.absoluteString, reason: "file URLs are not allowed by the configuration")
+            }
+        } else {
+            guard sourceLoaders[scheme] != nil else {
+                throw .invalidURL(url.absoluteString, reason: "the scheme \(scheme.isEmpty ? "(none)" : scheme) is not allowed")
+            }
+            try input.keys.sources.check(url, hop: 0, of: url)
+        }
+        if !input.request.options.contains(.retryFailed), blocklist.contains(input.keys.data) {
+            throw .blocked(url)
+        }
+    }
+}
+
+/// Threads reserved for decoding, so that CPU-heavy, blocking decoder calls never occupy
+/// Swift's cooperative thread pool. At most one decode per thread runs at a time; more wait.
+final class DecodingPool: Sendable {
+    private let threads: NIOThreadPool
+
+    init(threadCount: Int) {
+        threads = NIOThreadPool(numberOfThreads: max(1, threadCount))
+        threads.start()
+    }
+
+    func run<T: Sendable>(_ work: @escaping @Sendable () throws(MagpieError) -> T) async throws(MagpieError) -> T {
+        let result: Result<T, MagpieError>
+        do {
+            result = try await threads.runIfActive { () -> Result<T, MagpieError> in
+                do throws(MagpieError) { return .success(try work()) } catch { return .failure(error) }
+            }
+        } catch {
+            throw .cancelled
+        }
+        return try result.get()
+    }
+
+    func shutdown() async {
+        try? await threads.shutdownGracefully()
+    }
 }
