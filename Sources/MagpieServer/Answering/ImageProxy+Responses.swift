@@ -1,5 +1,6 @@
 import Foundation
 import Magpie
+import Synchronization
 
 /// The proxy's answers: images with their caching headers, pass-through sources, 304s and errors.
 extension ImageProxy {
@@ -132,5 +133,95 @@ extension ImageProxy {
         var allowed = CharacterSet.alphanumerics
         allowed.insert(charactersIn: "-._~")
         return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+    }
+}
+
+/// The headers a URL's result is answered with, built once and reused while the result stays
+/// the same: a hot URL's work is read once (``ReadURLs``), and without this each of its memory
+/// hits hashed its ETag and wrote its caching, disposition and validator headers again, a third
+/// of what the hit cost. Shared by every copy of the work; what the request itself adds (its
+/// id, its timing) is added after.
+final class ResultHeaders: Sendable {
+    /// What of a result its headers are made of, besides the URL's work.
+    struct Result: Equatable, Sendable {
+        let format: ImageFormat
+        let sourceValidator: String
+        let sourceLastModified: String?
+        let sourceCacheControl: String?
+        let encodedAt: Date?
+
+        init(_ encoded: EncodedImage) {
+            format = encoded.format
+            sourceValidator = encoded.sourceValidator
+            sourceLastModified = encoded.sourceLastModified
+            sourceCacheControl = encoded.sourceCacheControl
+            encodedAt = encoded.encodedAt
+        }
+    }
+
+    struct Built: Sendable {
+        let validators: AnswerValidators
+        let headers: [(name: String, value: String)]
+    }
+
+    private let last = Mutex<(result: Result, built: Built)?>(nil)
+
+    /// The headers for `encoded`: those built last when it is the same result, else `build`'s.
+    func headers(for encoded: EncodedImage, build: () -> Built) -> Built {
+        let result = Result(encoded)
+        if let kept = last.withLock({ $0 }), kept.result == result { return kept.built }
+        let built = build()
+        last.withLock { $0 = (result, built) }
+        return built
+    }
+}
+
+/// `Content-Disposition` as RFC 6266 writes it: the name as a quoted string, escaped, and, when
+/// the name is not ASCII, the name in UTF-8 as `filename*` too (RFC 8187).
+enum ContentDisposition {
+    static func value(attachment: Bool, filename: String) -> String {
+        // Byte by byte: this runs for every response, memory hits included.
+        var value = Array((attachment ? "attachment" : "inline").utf8) + Array("; filename=\"".utf8)
+        var ascii = true
+        for byte in filename.utf8 {
+            switch byte {
+            // Control characters would split the header.
+            case 0..<0x20, 0x7F: continue
+            // A quote would end the string; imgproxy writes it %22, which every client reads.
+            case UInt8(ascii: "\""): value += Array("%22".utf8)
+            // A backslash escapes the next character in a quoted string: escaped itself.
+            case UInt8(ascii: "\\"): value += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
+            case 0x80...:
+                // As imgproxy sends it (browsers read the quoted name as UTF-8), with the name
+                // again in `filename*`, the form RFC 6266 defines for it.
+                ascii = false
+                value.append(byte)
+            default: value.append(byte)
+            }
+        }
+        value.append(UInt8(ascii: "\""))
+        if !ascii {
+            value += Array("; filename*=UTF-8''".utf8)
+            for byte in filename.utf8 where byte >= 0x20 && byte != 0x7F {
+                if isAttributeCharacter(byte) {
+                    value.append(byte)
+                } else {
+                    value += [UInt8(ascii: "%"), hexDigit(byte >> 4), hexDigit(byte & 0x0F)]
+                }
+            }
+        }
+        return String(decoding: value, as: UTF8.self)
+    }
+
+    /// RFC 8187's `attr-char`: what may stand unencoded in an extended value.
+    private static func isAttributeCharacter(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+        default: Array("!#$&+-.^_`|~".utf8).contains(byte)
+        }
+    }
+
+    private static func hexDigit(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "A") + value - 10
     }
 }

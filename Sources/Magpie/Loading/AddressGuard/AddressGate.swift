@@ -2,6 +2,8 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import NIOSOCKS
+import Foundation
+import Glibc
 
 /// Where a pipeline with an ``AddressPolicy`` opens its connections: a SOCKS5 server on
 /// 127.0.0.1 inside the process. AsyncHTTPClient hands it the host name; the gate resolves the
@@ -212,5 +214,83 @@ private final class GateHandler: ChannelInboundHandler, RemovableChannelHandler 
 extension Duration {
     init(_ amount: TimeAmount) {
         self = .nanoseconds(amount.nanoseconds)
+    }
+}
+
+/// Copies what one channel reads to another, pausing reads while the other cannot keep up,
+/// and closes the other when this one closes: the two halves of a relayed connection.
+final class ByteRelay: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+
+    private let partner: any Channel
+
+    init(partner: any Channel) {
+        self.partner = partner
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        partner.write(unwrapInboundIn(data), promise: nil)
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        partner.flush()
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        // Our channel's send buffer is full: stop reading from the partner until it drains.
+        partner.setOption(ChannelOptions.autoRead, value: context.channel.isWritable).whenFailure { _ in }
+        context.fireChannelWritabilityChanged()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        partner.close(promise: nil)
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
+    }
+}
+
+/// Every address a host name resolves to, with `getaddrinfo`. Blocking: run it on a thread pool.
+enum HostResolver {
+    static func addresses(of host: String, port: Int) throws(NetworkFailure) -> [SocketAddress] {
+        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_protocol = Int32(IPPROTO_TCP)
+        var list: UnsafeMutablePointer<addrinfo>?
+        let status = getaddrinfo(bare, String(port), &hints, &list)
+        guard status == 0, let list else {
+            let reason = String(cString: gai_strerror(status))
+            throw NetworkFailure(.hostNotFound, "host not found: \(bare) (\(reason))")
+        }
+        defer { freeaddrinfo(list) }
+        var found: [SocketAddress] = []
+        var entry: UnsafeMutablePointer<addrinfo>? = list
+        while let current = entry {
+            if let address = current.pointee.ai_addr {
+                switch current.pointee.ai_family {
+                case AF_INET:
+                    let v4 = UnsafeRawPointer(address).load(as: sockaddr_in.self)
+                    found.append(SocketAddress(v4, host: bare))
+                case AF_INET6:
+                    let v6 = UnsafeRawPointer(address).load(as: sockaddr_in6.self)
+                    found.append(SocketAddress(v6, host: bare))
+                default:
+                    break
+                }
+            }
+            entry = current.pointee.ai_next
+        }
+        guard !found.isEmpty else { throw NetworkFailure(.hostNotFound, "host not found: \(bare) (no IP addresses)") }
+        return found
+    }
+}
+
+extension IPAddressBytes {
+    init?(_ address: SocketAddress) {
+        guard let text = address.ipAddress else { return nil }
+        self.init(text)
     }
 }
