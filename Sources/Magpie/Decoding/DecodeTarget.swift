@@ -67,7 +67,6 @@ public enum DecodeTarget: Sendable, Hashable {
         }
     }
 
-
     /// The decoded image brought to the target: a crop box's centre cut, a layout's whole size said.
     func finish(_ image: DecodedImage) throws(MagpieError) -> DecodedImage {
         switch self {

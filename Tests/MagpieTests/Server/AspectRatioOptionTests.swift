@@ -1,4 +1,4 @@
-import Magpie
+@testable import Magpie
 import Testing
 
 @testable import MagpieServer
@@ -35,5 +35,17 @@ struct AspectRatioOptionTests {
         let plain = try Self.parser.parse(["w:800"]).layout
         let shaped = try Self.parser.parse(["w:800", "aspect_ratio:16:9"]).layout
         #expect(ImageProcessors.Layout(plain).identifier != ImageProcessors.Layout(shaped).identifier)
+    }
+
+    @Test func aLayoutBuiltInCodeWithAnyShapeIsPlannedWithoutFailing() {
+        for ratio in [0, -1, .nan, .infinity, 1e-9, 1e9] as [Double] {
+            var layout = Layout()
+            (layout.width, layout.aspectRatio) = (800, ratio)
+            let plan = LayoutPlan(layout, source: DecodedImage.Size(width: 4000, height: 3000))
+            #expect(plan.size.width >= 1 && plan.size.height >= 1, "\(ratio)")
+        }
+        // Out of range, the shape is held to 1:100 and 100:1: 800 wide is 80,000 or 8 high.
+        #expect(LayoutPlan.box(800, 0, shaped: 1e-9, within: DecodedImage.Size(width: 10, height: 10)) == (800, 80_000))
+        #expect(LayoutPlan.box(800, 0, shaped: 1e9, within: DecodedImage.Size(width: 10, height: 10)) == (800, 8))
     }
 }

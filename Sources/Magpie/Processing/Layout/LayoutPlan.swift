@@ -156,7 +156,10 @@ public struct LayoutPlan: Sendable, Hashable {
     /// times as wide as high; with neither given, the largest such box inside `size`. A box
     /// given whole keeps its own shape.
     static func box(_ width: Int, _ height: Int, shaped ratio: Double, within size: DecodedImage.Size) -> (width: Int, height: Int) {
-        func side(_ value: Double) -> Int { max(1, Int(value.rounded())) }
+        // The option holds the shape to 1:100–100:1; a layout built in code is held there too.
+        guard ratio.isFinite, ratio > 0 else { return (width, height) }
+        let ratio = min(max(ratio, 0.01), 100)
+        func side(_ value: Double) -> Int { max(1, Int(min(value, Double(Int32.max)).rounded())) }
         switch (width, height) {
         case (0, 0):
             let widest = Double(size.width) / ratio <= Double(size.height)
@@ -246,11 +249,11 @@ private struct Scale {
         if !layout.enlarge {
             (horizontal, vertical) = (min(horizontal, 1), min(vertical, 1))
         }
-        if layout.minWidth > 0, width * horizontal < Double(layout.minWidth) {
+        if layout.minWidth > 0, width * horizontal > 0, width * horizontal < Double(layout.minWidth) {
             let raise = Double(layout.minWidth) / (width * horizontal)
             (horizontal, vertical) = (horizontal * raise, vertical * raise)
         }
-        if layout.minHeight > 0, height * vertical < Double(layout.minHeight) {
+        if layout.minHeight > 0, height * vertical > 0, height * vertical < Double(layout.minHeight) {
             let raise = Double(layout.minHeight) / (height * vertical)
             (horizontal, vertical) = (horizontal * raise, vertical * raise)
         }
