@@ -61,4 +61,10 @@ struct ProcessingVocabularyTests {
             #expect(ProcessingOption.named(option.name.uppercased())?.name == option.name)
         }
     }
+
+    @Test func anOptionGivenNoSpellingHasNoNameAndIsNeverFound() {
+        let unnamed = ProcessingOption(names: [], usage: "") { _ in nil }
+        #expect(unnamed.name.isEmpty)
+        #expect(ProcessingOption.named("", in: [unnamed]) == nil)
+    }
 }

@@ -45,6 +45,8 @@ public struct ProcessingOption: Sendable {
 
     /// Its spellings, the full name first (`blur`, `bl`).
     public let names: [String]
+    /// The full name (empty for an option given no spelling, which no URL can name).
+    public let name: String
     /// How it is written, for help: `blur:SIGMA`.
     public let usage: String
     /// Whether its lengths are in CSS pixels, multiplied by a URL's pixel ratio (a corner
@@ -62,13 +64,11 @@ public struct ProcessingOption: Sendable {
         make: @escaping @Sendable (Arguments) throws(Failure) -> (any ImageProcessing)?
     ) {
         self.names = names
+        name = names.first ?? ""
         self.usage = usage
         self.scalesWithPixelRatio = scalesWithPixelRatio
         self.make = make
     }
-
-    /// The full name.
-    public var name: String { names[0] }
 
     /// The processor the arguments ask for; `nil` when they ask for none (a blur of 0).
     public func processor(_ arguments: Arguments) throws(Failure) -> (any ImageProcessing)? {
