@@ -13,8 +13,7 @@ final class EncodedImageCache: Sendable {
     }
 
     subscript(key: EncodedImageKey) -> EncodedImage? {
-        let now = clock()
-        return store.withLockedValue { $0.value(for: key, at: now) }
+        store.withLockedValue { $0.value(for: key, at: clock()) }
     }
 
     /// Keeps `image` until `maximumAge` from now has passed (`nil`: no age limit). One image

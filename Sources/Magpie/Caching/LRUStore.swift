@@ -36,10 +36,11 @@ package struct LRUStore<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         return slots[index].image
     }
 
-    /// The value for `key` unless it expired at or before `now`.
-    package mutating func value(for key: Key, at now: ContinuousClock.Instant) -> Value? {
+    /// The value for `key` unless it expired at or before `now`, which is read only for an
+    /// entry that expires (a miss reads no clock).
+    package mutating func value(for key: Key, at now: @autoclosure () -> ContinuousClock.Instant) -> Value? {
         guard let index = indexOfKey[key] else { return nil }
-        if let expiry = slots[index].expiry, expiry <= now {
+        if let expiry = slots[index].expiry, expiry <= now() {
             remove(at: index)
             return nil
         }

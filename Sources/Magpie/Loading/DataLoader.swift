@@ -150,12 +150,13 @@ struct DataLoader: Sendable {
         let (head, exchange) = (sent.head, sent.exchange)
         let status = Int(head.status.code)
         let responseHeaders = head.headers.map { (name: $0.name, value: $0.value) }
+        let received = download.now()
         let metadata = HTTPMetadata(
             etag: head.headers.first(name: "ETag"),
             lastModified: head.headers.first(name: "Last-Modified"),
             contentType: head.headers.first(name: "Content-Type"),
-            freshUntil: HTTPFreshness.freshUntil(headers: responseHeaders, receivedAt: download.now()),
-            cacheControl: HTTPFreshness.cacheControl(headers: responseHeaders, receivedAt: download.now()),
+            freshUntil: HTTPFreshness.freshUntil(headers: responseHeaders, receivedAt: received),
+            cacheControl: HTTPFreshness.cacheControl(headers: responseHeaders, receivedAt: received),
             date: head.headers.first(name: "Date").flatMap(HTTPDate.parse), redirects: hops.redirects)
         if status == 304, cached != nil || Self.carriesConditions(outgoing.headers) {
             await exchange.drop()

@@ -95,11 +95,8 @@ final class PartialBodies: Sendable {
     /// Takes the part kept for `key`, if any and still fresh: whoever takes it resumes, and keeps
     /// a new part if that download breaks off too.
     func take(_ key: String) -> PartialBody? {
-        let instant = now()
-        return state.withLockedValue { state in
-            guard let entry = Self.remove(key, from: &state) else { return nil }
-            return instant - entry.storedAt < limits.lifetime ? entry.body : nil
-        }
+        guard let entry = state.withLockedValue({ state in Self.remove(key, from: &state) }) else { return nil }
+        return now() - entry.storedAt < limits.lifetime ? entry.body : nil
     }
 
     /// Partial bodies held, and their bytes.

@@ -282,13 +282,15 @@ public final class ImagePipeline: Sendable {
         let input = StageInput(request: request, keys: keys, arrival: task.arrival, missedMemory: missedMemory)
         try context.validate(input)
         // The stages hold the input, never the task: a task is the work's subscriber, not its owner.
-        let loaded = try await loadStage.task(for: input).value(for: task) { event in
-            switch event {
-            case .task(let event): task.send(event)
-            case .preview(let container): task.send(.preview(container.image))
-            case .partialBody: break
-            }
-        }
+        let loaded = try await loadStage.task(for: input).value(
+            for: task,
+            listener: .handler { event in
+                switch event {
+                case .task(let event): task.send(event)
+                case .preview(let container): task.send(.preview(container.image))
+                case .partialBody: break
+                }
+            })
         return ImageResponse(container: loaded.container, request: request, source: loaded.source)
     }
 }

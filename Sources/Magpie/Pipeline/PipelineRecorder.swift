@@ -67,7 +67,7 @@ final class PipelineRecorder: Sendable {
             case .resumed: add(&statistics.resumedDownloads, metrics.resumed)
             case .decoded(let duration):
                 statistics.decodes += 1
-                metrics.decodeTime.record(duration)
+                metrics.decodeTime.recordSeconds(duration / .seconds(1))
             // The decode's own time is not told apart from the encode's in the metrics.
             case .encodedInOnePass:
                 statistics.decodes += 1
@@ -77,7 +77,7 @@ final class PipelineRecorder: Sendable {
                 add(&statistics.encodesWhileDecoding, metrics.encodesWhileDecoding)
             case .processed(let duration):
                 add(&statistics.processorRuns, metrics.processorRuns)
-                metrics.processTime.record(duration)
+                metrics.processTime.recordSeconds(duration / .seconds(1))
             case .variantStored: add(&statistics.variantsStored, metrics.variantsStored)
             case .memoryTrimmed(let freed):
                 add(&statistics.memoryTrims, metrics.memoryTrims)
@@ -143,13 +143,5 @@ final class PipelineRecorder: Sendable {
             decodeTime = timer("magpie_decode_duration")
             processTime = timer("magpie_process_duration")
         }
-    }
-}
-
-package extension Metrics.Timer {
-    /// Records a `Duration` (swift-metrics times in whole nanoseconds).
-    func record(_ duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
 }

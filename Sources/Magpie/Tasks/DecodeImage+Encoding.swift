@@ -73,9 +73,7 @@ extension DecodeImage {
         -> DecodedForEncoding
     {
         let request = input.request
-        let data = try await fetch.task(for: input).value(for: shared) { event in
-            if case .task = event { shared.send(event) }
-        }
+        let data = try await fetch.task(for: input).value(relayingTo: shared, passing: .task)
         let layout = request.processors.first as? ImageProcessors.Layout
         let decoding = context.decodingOptions(data.bytes, for: request, to: input.keys.decodeWork.target)
         let rest = decoding.header == nil ? nil : layout.map { $0.restAfterDecode(to: decoding.options.target) } ?? .nothing

@@ -61,21 +61,19 @@ final class DecodeImage: Sendable {
         let decoder = context.configuration.decoder
         let thumbnail = input.request.thumbnail
         let maximumPixels = context.configuration.maximumPixels
-        let previews = PreviewRelay<[UInt8]>(
+        // Only a request that asked for previews is sent partial bodies to make them from.
+        let previews = !input.request.options.contains(.progressivePreviews) ? nil : PreviewRelay<[UInt8]>(
             pool: context.decodingPool,
             transform: { bytes in
                 decoder.decodePreview(bytes, thumbnail: thumbnail, maximumPixels: maximumPixels)
                     .map { ImageContainer(image: $0, isPreview: true) }
             },
             send: { shared.send(.preview($0)) })
-        defer { previews.stop() }
-        let data = try await fetch.task(for: input).value(for: shared) { event in
-            switch event {
-            case .task, .preview: shared.send(event)
-            case .partialBody(let bytes): previews.offer(bytes)
-            }
+        defer { previews?.stop() }
+        let data = try await fetch.task(for: input).value(relayingTo: shared, passing: [.task, .preview]) { event in
+            if case .partialBody(let bytes) = event { previews?.offer(bytes) }
         }
-        previews.stop()
+        previews?.stop()
         let image: DecodedImage
         do {
             image = try await context.decode(data.bytes, for: input.request, to: input.keys.decodeWork.target, clock: shared.clock)

@@ -56,9 +56,7 @@ final class EncodeImage: Sendable {
         if let stored = await storedEncoding(input, key: key) { return stored }
         var input = input
         if encodesInOnePass(input, key: key) {
-            let decoded = try await decode.task(for: input, encoding: key).value(for: shared) { event in
-                if case .task = event { shared.send(event) }
-            }
+            let decoded = try await decode.task(for: input, encoding: key).value(relayingTo: shared, passing: .task)
             let original = decoded.original
             switch decoded.made {
             case .encoded(let bytes, let format, _, _, let validator):
@@ -71,9 +69,7 @@ final class EncodeImage: Sendable {
                 input.original = LoadedData(bytes: original.bytes, metadata: original.metadata, source: original.source, timings: decoded.timings)
             }
         }
-        let made = try await process.task(for: input, upTo: request.processors.count).value(for: shared) { event in
-            if case .task = event { shared.send(event) }
-        }
+        let made = try await process.task(for: input, upTo: request.processors.count).value(relayingTo: shared, passing: .task)
         let image = made.container.image
         let format = key.encoding.format(for: image, source: made.container.format)
         let encoding = key.encoding

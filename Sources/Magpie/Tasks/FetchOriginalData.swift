@@ -104,7 +104,7 @@ final class FetchOriginalData: Sendable {
             download: Download(
                 url: outgoing.url, resumeKey: dataKey, previews: request.options.contains(.progressivePreviews),
                 now: context.configuration.wallClock, onRetryAfter: { wait in blocklist.block(dataKey, for: wait) },
-                onEvent: { shared.send($0) }))
+                onEvent: shared.send))
         let response: SourceResponse
         do {
             response = try await loader.load(sourceRequest)

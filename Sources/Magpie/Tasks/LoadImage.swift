@@ -36,12 +36,7 @@ final class LoadImage: Sendable {
             context.memory?.store(variant.image, for: keys.image)
             return LoadedImage(container: variant, source: .disk, decodedVariant: true)
         }
-        let made = try await process.task(for: input, upTo: request.processors.count).value(for: shared) { event in
-            switch event {
-            case .task, .preview: shared.send(event)
-            case .partialBody: break
-            }
-        }
+        let made = try await process.task(for: input, upTo: request.processors.count).value(relayingTo: shared, passing: [.task, .preview])
         context.memory?.store(made.container.image, for: keys.image)
         if keys.keepsVariant { await storeVariant(made.container.image, redirects: made.redirects, input: input) }
         var container = made.container

@@ -28,18 +28,16 @@ final class ProcessImage: Sendable {
 
     private func process(_ input: StageInput, step: Int, shared: SharedTask<LoadedImage>) async throws(MagpieError) -> LoadedImage {
         let processor = input.request.processors[step]
-        let previews = PreviewRelay<ImageContainer>(
+        // Previews come only from a request that asked for them (see the decode stage).
+        let previews = !input.request.options.contains(.progressivePreviews) ? nil : PreviewRelay<ImageContainer>(
             pool: context.decodingPool,
             transform: { container in (try? processor.process(container.image)).map(container.replacingImage) },
             send: { shared.send(.preview($0)) })
-        defer { previews.stop() }
-        let before = try await task(for: input, upTo: step).value(for: shared) { event in
-            switch event {
-            case .task, .partialBody: shared.send(event)
-            case .preview(let container): previews.offer(container)
-            }
+        defer { previews?.stop() }
+        let before = try await task(for: input, upTo: step).value(relayingTo: shared, passing: [.task, .partialBody]) { event in
+            if case .preview(let container) = event { previews?.offer(container) }
         }
-        previews.stop()
+        previews?.stop()
         let image = try await context.decodingPool.run { () throws(MagpieError) in
             try Self.run(processor, on: before.container.image)
         }

@@ -14,7 +14,7 @@ final class SharedTask<Value: Sendable>: Sendable {
     private struct Subscriber {
         var priority: ImageRequest.Priority
         var continuation: CheckedContinuation<Value, any Error>?
-        var onEvent: @Sendable (WorkEvent) -> Void
+        var listener: WorkEvent.Listener?
     }
 
     private enum Phase {
@@ -76,14 +76,15 @@ final class SharedTask<Value: Sendable>: Sendable {
         try await value(priority: .normal)
     }
 
-    /// Joins the work (starting it if this is the first subscriber) and waits for its value.
-    /// Cancelling the calling task leaves the work and throws ``MagpieError/cancelled``.
+    /// Joins the work (starting it if this is the first subscriber) and waits for its value;
+    /// `listener` hears its events (none without one). Cancelling the calling task leaves the
+    /// work and throws ``MagpieError/cancelled``.
     func value(
         priority: ImageRequest.Priority,
         registered: (Subscription) -> Void = { _ in },
-        onEvent: @escaping @Sendable (WorkEvent) -> Void = { _ in }
+        listener: WorkEvent.Listener? = nil
     ) async throws(MagpieError) -> Value {
-        let id = subscribe(priority: priority, onEvent: onEvent)
+        let id = subscribe(priority: priority, listener: listener)
         registered(Subscription(task: self, id: id))
         do {
             return try await withTaskCancellationHandler {
@@ -116,11 +117,11 @@ final class SharedTask<Value: Sendable>: Sendable {
         }
     }
 
-    private func subscribe(priority: ImageRequest.Priority, onEvent: @escaping @Sendable (WorkEvent) -> Void) -> UInt64 {
+    private func subscribe(priority: ImageRequest.Priority, listener: WorkEvent.Listener?) -> UInt64 {
         let (id, start, changed) = state.withLockedValue { state -> (UInt64, (run: UInt64, work: Work)?, Bool) in
             state.nextID += 1
             let id = state.nextID
-            state.subscribers[id] = Subscriber(priority: priority, continuation: nil, onEvent: onEvent)
+            state.subscribers[id] = Subscriber(priority: priority, continuation: nil, listener: listener)
             var start: (UInt64, Work)?
             switch state.phase {
             case .idle, .abandoned:
@@ -249,10 +250,18 @@ final class SharedTask<Value: Sendable>: Sendable {
         publishPriority()
     }
 
-    /// Sends an event to every current subscriber.
+    /// Sends an event to every current subscriber that listens: through the stages that relay
+    /// it, in this file, to whoever asked for it at the end; nowhere when nobody did.
     func send(_ event: WorkEvent) {
-        let handlers = state.withLockedValue { $0.subscribers.values.map(\.onEvent) }
-        for handler in handlers { handler(event) }
+        let listeners = state.withLockedValue { $0.subscribers.values.compactMap(\.listener) }
+        for listener in listeners {
+            switch listener {
+            case .handler(let handle):
+                handle(event)
+            case .relay(let target, let kinds, let others):
+                if kinds.contains(event.kind) { target.send(event) } else { others?(event) }
+            }
+        }
     }
 
     /// Calls `handler` once when the work ends: with its result, or `.cancelled` when every
@@ -304,22 +313,71 @@ extension SharedTask {
     /// The one way a stage depends on another: joins this work at `dependent`'s priority and
     /// keeps following it. Cancellation needs no wiring: the dependent's work runs in a Swift
     /// task, and cancelling it makes this call leave.
-    func value(
-        for dependent: some WorkDependent, onEvent: @escaping @Sendable (WorkEvent) -> Void = { _ in }
-    ) async throws(MagpieError) -> Value {
+    func value(for dependent: some WorkDependent, listener: WorkEvent.Listener? = nil) async throws(MagpieError) -> Value {
         let start = ContinuousClock.now
         defer { dependent.waited(ContinuousClock.now - start) }
         do {
             return try await value(
                 priority: dependent.priority,
                 registered: { subscription in dependent.followPriority { subscription.setPriority($0) } },
-                onEvent: onEvent)
+                listener: listener)
         } catch {
             dependent.dependencyFailed(error)
             throw error
         }
     }
+
+    /// Waits for this work as the work `next` (a later stage) depends on it, passing the events
+    /// of `kinds` on to `next`'s subscribers and handing the others to `others`.
+    func value<Next>(
+        relayingTo next: SharedTask<Next>, passing kinds: WorkEvent.Kinds, others: (@Sendable (WorkEvent) -> Void)? = nil
+    ) async throws(MagpieError) -> Value {
+        try await value(for: next, listener: .relay(to: next, passing: kinds, others: others))
+    }
 }
+
+/// What shared work tells its subscribers while it runs: the public events of a load, the
+/// body received so far (for requests that asked for progressive previews), and previews:
+/// non-final values that each later stage transforms like the final one.
+enum WorkEvent: Sendable {
+    case task(ImageTask.Event)
+    /// The bytes received so far, sent a few times during a download (see `DataLoader`).
+    case partialBody([UInt8])
+    /// A lower-quality image made from part of the body, after the stages so far.
+    case preview(ImageContainer)
+
+    struct Kinds: OptionSet, Sendable {
+        let rawValue: UInt8
+        static let task = Kinds(rawValue: 1)
+        static let partialBody = Kinds(rawValue: 2)
+        static let preview = Kinds(rawValue: 4)
+    }
+
+    var kind: Kinds {
+        switch self {
+        case .task: .task
+        case .partialBody: .partialBody
+        case .preview: .preview
+        }
+    }
+
+    /// What a subscriber does with the work's events.
+    enum Listener: Sendable {
+        /// Hands each event to a closure: an ``ImageTask`` publishing them.
+        case handler(@Sendable (WorkEvent) -> Void)
+        /// Passes events of `kinds` on to the subscribers of `target` (the stage after this
+        /// work), so an event nobody listens for stops where the listeners end; hands the
+        /// others to `others` (a stage that makes previews of them).
+        case relay(to: any WorkEventSending, passing: Kinds, others: (@Sendable (WorkEvent) -> Void)?)
+    }
+}
+
+/// Shared work whose subscribers a relayed event goes on to.
+protocol WorkEventSending: Sendable {
+    func send(_ event: WorkEvent)
+}
+
+extension SharedTask: WorkEventSending {}
 
 /// Hands a priority kept under a lock to whoever follows it, outside that lock.
 ///

@@ -31,6 +31,11 @@ enum StageName: String, Sendable {
     }
 }
 
+extension StageOutput {
+    /// What the stage counts of every run (``StageName/fact(took:)``).
+    func fact(of stage: StageName, took own: Duration) -> PipelineRecorder.Fact? { stage.fact(took: own) }
+}
+
 /// What every stage of the pipeline runs through: a pool in which identical work (the same
 /// key) runs once, and the one place where a request starts that work or joins it, where the
 /// work's own time is measured (its time less what it waited for: ``StageClock``) and added to
@@ -123,13 +128,8 @@ final class Stage<Key: Hashable & Sendable, Value: StageOutput>: Sendable {
     private static func timed(
         _ name: StageName, recorder: PipelineRecorder, shared: SharedTask<Value>, work: SharedTask<Value>.Work
     ) async throws(MagpieError) -> Value {
-        shared.clock.reset()
-        var (value, own) = try await shared.clock.measure { () throws(MagpieError) in try await work(shared) }
-        guard !value.isFound else { return value }
-        if let phase = name.phase { value.timings.add(own, to: phase) }
-        let queued = shared.clock.current.queued
-        if queued > .zero { value.timings.add(queued, to: .queue) }
-        if let fact = value.fact(of: name, took: own) { recorder.record(fact) }
+        let (value, own) = try await shared.clock.measure(work, for: shared, as: name.phase)
+        if !value.isFound, let fact = value.fact(of: name, took: own) { recorder.record(fact) }
         return value
     }
 

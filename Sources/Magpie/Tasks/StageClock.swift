@@ -36,13 +36,22 @@ final class StageClock: Sendable {
         spent.withLockedValue { $0.queued += duration }
     }
 
-    /// Runs `body` and says how long it worked: its time less the waits and queues it added here.
-    func measure<T>(_ body: () async throws(MagpieError) -> T) async throws(MagpieError) -> (value: T, own: Duration) {
-        let before = current
+    /// Runs `work` for `shared` from a clean slate (an abandoned run started again forgets the
+    /// earlier run's time) and says how long it worked: its time less the waits and queues it
+    /// added here. Unless the value was found rather than made, that time goes to its
+    /// `phase` of the value's timings, and the time it queued to the queue's.
+    func measure<Value: StageOutput>(
+        _ work: SharedTask<Value>.Work, for shared: SharedTask<Value>, as phase: StageTimings.Stage?
+    ) async throws(MagpieError) -> (value: Value, own: Duration) {
+        reset()
         let start = ContinuousClock.now
-        let value = try await body()
-        let after = current
-        return (value, ContinuousClock.now - start - (after.waiting - before.waiting) - (after.queued - before.queued))
+        var value = try await work(shared)
+        let spent = current
+        let own = ContinuousClock.now - start - spent.waiting - spent.queued
+        guard !value.isFound else { return (value, own) }
+        if let phase { value.timings.add(own, to: phase) }
+        if spent.queued > .zero { value.timings.add(spent.queued, to: .queue) }
+        return (value, own)
     }
 
     /// Waits for a slot with `acquire`, counting the time as queued.
@@ -62,11 +71,6 @@ protocol StageOutput: Sendable {
     var isFound: Bool { get }
     /// What the recorder counts for a run of `stage` that made this in `own` time.
     func fact(of stage: StageName, took own: Duration) -> PipelineRecorder.Fact?
-}
-
-extension StageOutput {
-    /// What the stage counts of every run (``StageName/fact(took:)``).
-    func fact(of stage: StageName, took own: Duration) -> PipelineRecorder.Fact? { stage.fact(took: own) }
 }
 
 /// Where one piece of work's time went, stage by stage. ``Stage`` adds each stage's own time

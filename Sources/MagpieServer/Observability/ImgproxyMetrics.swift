@@ -79,12 +79,12 @@ struct ImgproxyMetrics: Sendable {
 
     func finished(status: Int, total: Duration, timings: StageTimings) {
         (statusCodes[status] ?? Self.statusCounter(status, factory: factory, namespace: namespace)).increment()
-        duration.record(total)
+        duration.recordSeconds(total / .seconds(1))
         let durations = timings.durations
-        if let queue = durations[.queue] { queueSpan.record(queue) }
-        if let download = durations[.download] { downloadingSpan.record(download) }
+        if let queue = durations[.queue] { queueSpan.recordSeconds(queue / .seconds(1)) }
+        if let download = durations[.download] { downloadingSpan.recordSeconds(download / .seconds(1)) }
         let processing = [StageTimings.Stage.decode, .process, .encode].compactMap { durations[$0] }
-        if !processing.isEmpty { processingSpan.record(processing.reduce(.zero, +)) }
+        if !processing.isEmpty { processingSpan.recordSeconds(processing.reduce(.zero, +) / .seconds(1)) }
     }
 
     func failed(_ type: ErrorType) { errors[type]?.increment() }

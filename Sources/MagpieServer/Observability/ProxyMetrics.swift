@@ -75,8 +75,8 @@ final class ProxyMetrics: Sendable {
         answering.subtract(1, ordering: .relaxed)
         imgproxy.finished(status: status, total: total, timings: timings)
         (requestsByStatus[status] ?? Self.requests(status: status, factory: factory)).increment()
-        duration.record(total)
-        for (stage, spent) in timings.durations { stageDurations[stage]?.record(spent) }
+        duration.recordSeconds(total / .seconds(1))
+        for (stage, spent) in timings.durations { stageDurations[stage]?.recordSeconds(spent / .seconds(1)) }
         if status == 304 { notModified.increment() }
     }
 
