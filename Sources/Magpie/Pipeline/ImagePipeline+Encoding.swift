@@ -22,7 +22,7 @@ extension ImagePipeline {
         for request: ImageRequest, encoding: EncodingRequest, onJoin: (@Sendable () -> Void)?
     ) async throws(MagpieError) -> EncodedImage {
         if let hit = cachedEncodedImage(for: request, encoding: encoding) {
-            recorder.record(.finished(.memory))
+            context.recorder.record(.finished(.memory))
             return hit
         }
         return try await encodedImage(for: prepare(request, encoding: encoding), onJoin: onJoin)
@@ -48,15 +48,15 @@ extension ImagePipeline {
     /// did; the work looks again only when it starts, for a result finished meanwhile).
     package func encodedImage(for prepared: PreparedEncoding, onJoin: (@Sendable () -> Void)?) async throws(MagpieError) -> EncodedImage {
         do {
-            let input = StageInput(request: prepared.request, keys: prepared.keys, arrival: scheduler.arrival(), original: prepared.original)
+            let input = StageInput(request: prepared.request, keys: prepared.keys, arrival: context.scheduler.arrival(), original: prepared.original)
             try context.validate(input)
             let (task, joined) = encodeStage.task(for: input, key: prepared.work)
             if joined { onJoin?() }
             let encoded = try await task.value(priority: prepared.request.priority)
-            recorder.record(.finished(encoded.source))
+            context.recorder.record(.finished(encoded.source))
             return encoded
         } catch {
-            recorder.record(error == .cancelled ? .cancelled : .failed)
+            context.recorder.record(error == .cancelled ? .cancelled : .failed)
             throw error
         }
     }
@@ -89,7 +89,7 @@ extension ImagePipeline {
     /// behind others for the same source would otherwise load it again once the running load
     /// had ended (with no disk cache, once a batch of slots). Whether it waited for one.
     package func joinRunningOriginal(of prepared: inout PreparedEncoding) async -> Bool {
-        let input = StageInput(request: prepared.request, keys: prepared.keys, arrival: scheduler.arrival())
+        let input = StageInput(request: prepared.request, keys: prepared.keys, arrival: context.scheduler.arrival())
         guard (try? context.validate(input)) != nil, let running = fetchStage.running(for: input) else { return false }
         prepared.original = try? await running.value(priority: prepared.request.priority)
         return true
@@ -106,6 +106,8 @@ package struct PreparedEncoding: Sendable {
 
     /// The result's key in the caches.
     package var storedKey: EncodedImageKey { work.stored }
+    /// The original's key in the caches (``ImagePipeline/Configuration/cacheKey``).
+    package var sourceKey: String { keys.data }
 }
 
 extension ImagePipeline.Configuration {

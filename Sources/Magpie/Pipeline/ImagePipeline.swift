@@ -87,7 +87,8 @@ public final class ImagePipeline: Sendable {
                 order: configuration.downloadOrder == .fifo ? .fifo : .lifo),
             decodingPool: DecodingPool(threadCount: configuration.decodingThreads),
             decodeBudget: Admission(memoryBudget: configuration.decodeMemoryBudget),
-            blocklist: FailedURLBlocklist(duration: configuration.failedURLBlockDuration, now: configuration.clock),
+            blocklist: configuration.failedURLBlockDuration > .zero
+                ? FailedURLBlocklist(duration: configuration.failedURLBlockDuration, now: configuration.clock) : nil,
             recorder: recorder,
             workTracker: configuration.tracksWork ? WorkTracker() : nil)
         fetchStage = FetchOriginalData(context: context)
@@ -231,7 +232,7 @@ public final class ImagePipeline: Sendable {
 
     /// Forgets that URLs failed, so they are tried again.
     public func clearFailedURLs() {
-        context.blocklist.removeAll()
+        context.blocklist?.removeAll()
     }
 
     // MARK: - Events
@@ -273,8 +274,8 @@ public final class ImagePipeline: Sendable {
         let request = task.request
         let keys = RequestKeys(request, configuration: configuration)
         var missedMemory = missedMemory
-        if missedMemory == nil, RequestKeys.readsMemory(request), let memory = context.memory {
-            switch memory.image(for: keys.image) {
+        if missedMemory == nil, RequestKeys.readsMemory(request), let memory = context.memory, let key = keys.image {
+            switch memory.image(for: key) {
             case .hit(let image): return ImageResponse(image: image, request: request, source: .memory)
             case .miss(let miss): missedMemory = miss
             }

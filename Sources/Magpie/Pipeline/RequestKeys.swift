@@ -6,8 +6,9 @@ import Foundation
 struct RequestKeys: Sendable {
     /// Identifies the original bytes, for the disk cache and the blocklist.
     let data: String
-    /// Identifies the finished image, for the memory cache.
-    let image: ImageCacheKey
+    /// Identifies the finished image, for the memory cache; `nil` when the pipeline keeps no
+    /// decoded images in memory (a server keeps encoded ones).
+    let image: ImageCacheKey?
     /// Names the encoded variant under ``data`` in the disk cache; `nil` when the request
     /// decodes the original at full size with no processors.
     let variant: String?
@@ -33,10 +34,10 @@ struct RequestKeys: Sendable {
         data = configuration.cacheKey(request.url)
         processors = request.processors.map(\.identifier)
         firstFrameOnly = request.options.contains(.firstFrameOnly)
-        image = ImageCacheKey(
+        image = configuration.memoryCache == nil && configuration.imageCache == nil ? nil : ImageCacheKey(
             dataKey: data, thumbnail: request.thumbnail, processors: processors, firstFrameOnly: firstFrameOnly,
             sourcePolicy: request.sourcePolicy, vectorDPI: request.vectorDPI, keepsHighDepth: request.options.contains(.keepsHighDepth))
-        assert(image == Self.memoryKey(for: request, cacheKey: configuration.cacheKey))
+        assert(image == nil || image == Self.memoryKey(for: request, cacheKey: configuration.cacheKey))
         variant = Self.variantName(for: request, processors: processors)
         let policy = request.diskCachePolicy ?? configuration.diskCachePolicy
         let stored = configuration.dataCache != nil || configuration.diskCache != nil || configuration.sharedStore != nil

@@ -103,14 +103,14 @@ final class FetchOriginalData: Sendable {
             transport: context.loader, sources: input.keys.sources,
             download: Download(
                 url: outgoing.url, resumeKey: dataKey, previews: request.options.contains(.progressivePreviews),
-                now: context.configuration.wallClock, onRetryAfter: { wait in blocklist.block(dataKey, for: wait) },
+                now: context.configuration.wallClock, onRetryAfter: { wait in blocklist?.block(dataKey, for: wait) },
                 onEvent: shared.send))
         let response: SourceResponse
         do {
             response = try await loader.load(sourceRequest)
         } catch {
             // A file is cheap to look for again, and may be there the next time.
-            if loader.isRemote { blocklist.record(error, for: dataKey) }
+            if loader.isRemote { blocklist?.record(error, for: dataKey) }
             throw error
         }
         if case .loaded(let data) = response, data.bytes.count > sourceRequest.limit {

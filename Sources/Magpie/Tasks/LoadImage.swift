@@ -25,19 +25,21 @@ final class LoadImage: Sendable {
     private func load(_ input: StageInput, shared: SharedTask<LoadedImage>) async throws(MagpieError) -> LoadedImage {
         let request = input.request
         let keys = input.keys
-        // A request that missed the memory cache just before an identical one finished and
-        // left the pool finds the image here instead of making it again.
-        if RequestKeys.readsMemory(request), let memory = context.memory, memory.mayHoldMore(than: input.missedMemory),
-            case .hit(let image) = memory.image(for: keys.image)
+        // The memory cache and the image's key in it (a pipeline without one derives none). A
+        // request that missed it just before an identical one finished and left the pool finds
+        // the image here instead of making it again.
+        let memory = keys.image.flatMap { key in context.memory.map { (cache: $0, key: key) } }
+        if RequestKeys.readsMemory(request), let memory, memory.cache.mayHoldMore(than: input.missedMemory),
+            case .hit(let image) = memory.cache.image(for: memory.key)
         {
             return LoadedImage(container: ImageContainer(image: image), source: .memory)
         }
         if let variant = await storedVariant(input, clock: shared.clock) {
-            context.memory?.store(variant.image, for: keys.image)
+            if let memory { memory.cache.store(variant.image, for: memory.key) }
             return LoadedImage(container: variant, source: .disk, decodedVariant: true)
         }
         let made = try await process.task(for: input, upTo: request.processors.count).value(relayingTo: shared, passing: [.task, .preview])
-        context.memory?.store(made.container.image, for: keys.image)
+        if let memory { memory.cache.store(made.container.image, for: memory.key) }
         if keys.keepsVariant { await storeVariant(made.container.image, redirects: made.redirects, input: input) }
         var container = made.container
         if !request.options.contains(.returnsOriginalData) { container.data = nil }

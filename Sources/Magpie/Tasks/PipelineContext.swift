@@ -20,7 +20,8 @@ struct PipelineContext: Sendable {
     let decodingPool: DecodingPool
     /// Admits decodes within ``ImagePipeline/Configuration/decodeMemoryBudget``.
     let decodeBudget: Admission
-    let blocklist: FailedURLBlocklist
+    /// `nil` when the configuration switches it off (``ImagePipeline/Configuration/failedURLBlockDuration`` zero).
+    let blocklist: FailedURLBlocklist?
     let recorder: PipelineRecorder
     let workTracker: WorkTracker?
 
@@ -84,7 +85,7 @@ struct PipelineContext: Sendable {
     func forgetUndecodable(_ error: MagpieError, keys: RequestKeys) async {
         if case .animationTooLarge = error { return }
         guard error != .cancelled else { return }
-        blocklist.record(error, for: keys.data)
+        blocklist?.record(error, for: keys.data)
         await originals?.removeEntry(for: keys.data)
     }
 }
@@ -124,7 +125,7 @@ extension PipelineContext {
             }
             try input.keys.sources.check(url, hop: 0, of: url)
         }
-        if !input.request.options.contains(.retryFailed), blocklist.contains(input.keys.data) {
+        if !input.request.options.contains(.retryFailed), blocklist?.contains(input.keys.data) == true {
             throw .blocked(url)
         }
     }

@@ -18,9 +18,10 @@ final class ProcessImage: Sendable {
     /// The work that applies the request's first `count` processors (the decode when 0).
     func task(for input: StageInput, upTo count: Int) -> SharedTask<LoadedImage> {
         guard count > 0 else { return decode.task(for: input) }
-        let processor = input.request.processors[count - 1].identifier
+        let processor = input.request.processors[count - 1]
+        // The identifier is derived only when a tracer records the span.
         let description = Stage<ProcessWorkKey, LoadedImage>.Description(
-            start: { ["magpie.processor": .string(processor)] }, result: LoadedImage.spanAttributes)
+            start: { ["magpie.processor": .string(processor.identifier)] }, result: LoadedImage.spanAttributes)
         return stage.task(for: input.keys.processWork(upTo: count), describing: description) { [self] shared throws(MagpieError) in
             try await process(input, step: count - 1, shared: shared)
         }.task

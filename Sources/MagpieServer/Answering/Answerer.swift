@@ -24,7 +24,7 @@ struct AnswerInProgress: Sendable {
         self.proxy = proxy
         self.request = request
         self.work = work
-        prepared = proxy.pipeline.prepare(work.request, encoding: work.encoding)
+        prepared = work.prepared
     }
 
     /// `response`, with the timings so far and the cache that answered, if one did.

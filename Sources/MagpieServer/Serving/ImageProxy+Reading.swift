@@ -25,11 +25,13 @@ extension ImageProxy {
             }
             let plan = RenderPlan(
                 options, limits: configuration.limits, watermarkOpacity: grammar.watermarkOpacity, preservesHighDepth: grammar.preservesHighDepth)
-            if case .failure(let refusal) = Result(catching: { () throws(MagpieError) in try configuration.sources.check(source) }) {
+            // The pipeline's policy is the operator's `sources`.
+            let sources = pipeline.configuration.sourcePolicy
+            if case .failure(let refusal) = Result(catching: { () throws(MagpieError) in try sources.check(source) }) {
                 throw ProxyURLError.sourceNotAllowed(refusal.description)
             }
-            let (mark, pendingMark) = try watermarkMark(options.watermark)
-            if let frame = options.frame, case .failure(let refusal) = Result(catching: { () throws(MagpieError) in try configuration.sources.check(frame) }) {
+            let (mark, pendingMark) = options.watermark == nil ? (nil, nil) : try watermarkMark(options.watermark)
+            if let frame = options.frame, case .failure(let refusal) = Result(catching: { () throws(MagpieError) in try sources.check(frame) }) {
                 throw ProxyURLError.sourceNotAllowed("the frame: \(refusal.description)")
             }
             // A mark to fetch or draw is not needed to name the result, only to make it: the key
@@ -41,12 +43,13 @@ extension ImageProxy {
                 formatQuality: configuration.formatQuality.merging(options.formatQuality) { $1 }, maximumBytes: options.maximumBytes,
                 keepsCopyright: options.keepsCopyright, opaquePNGAsJPEG: options.opaquePNGAsJPEG,
                 sourceFormats: options.sourceFormats)
-            let key = pipeline.configuration.encodedImageKey(for: imageRequest, encoding: encoding)
+            let prepared = pipeline.prepare(imageRequest, encoding: encoding)
+            let key = prepared.storedKey
             let work = Work(
                 grammar: grammar, reply: url.reply, skipped: skipped, maxAge: options.maxAge, sourceByteLimit: options.limits.sourceBytes, request: imageRequest, readyMark: mark, pendingMark: pendingMark, pendingFrame: options.frame, plan: plan, encoding: encoding,
                 servesSourceAlways: options.raw, servesSourceIn: options.skipProcessing.union(grammar.passesSVGThrough(options, source: source) ? [.svg] : []),
                 filename: options.filename ?? url.sourceStem, attachment: options.returnAttachment,
-                sourceKey: pipeline.configuration.cacheKey(source), variant: key.variant, storedKey: key,
+                sourceKey: prepared.sourceKey, variant: key.variant, storedKey: key, prepared: prepared,
                 varies: options.format?.negotiates ?? false, cacheTag: Validators.cacheTag(for: source))
             if let known, options.expires == nil, options.watermark == nil { readURLs.keep(work, for: known) }
             return lookInMemory(work, request)

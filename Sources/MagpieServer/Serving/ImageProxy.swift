@@ -215,6 +215,9 @@ public final class ImageProxy: Sendable {
         let variant: String
         /// The result's key in the pipeline's caches.
         let storedKey: EncodedImageKey
+        /// The request and its keys, derived once at reading (a hot URL's work is kept, and so
+        /// are they).
+        let prepared: PreparedEncoding
         let varies: Bool
         let cacheTag: String
         /// The headers its result was last answered with, for the next hit.

@@ -118,13 +118,13 @@ private final class GateHandler: ChannelInboundHandler, RemovableChannelHandler 
         }
         let key = FailureLog.key(host, port)
         let settings = self.settings
-        let place = NetworkFailure.Destination.hostAndPort(host, port)
         let resolve: @Sendable () throws(NetworkFailure) -> [SocketAddress] = { () throws(NetworkFailure) -> [SocketAddress] in
             let addresses = try HostResolver.addresses(of: host, port: port)
             let allowed = addresses.filter { IPAddressBytes($0).map { settings.policy.refusal(for: $0) == nil } ?? false }
             guard !allowed.isEmpty else {
                 let refused = addresses.first.flatMap { IPAddressBytes($0) }
                 let why = refused.flatMap { settings.policy.refusal(for: $0) } ?? "no address is allowed"
+                let place = NetworkFailure.Destination.hostAndPort(host, port)
                 throw NetworkFailure(.addressNotAllowed, "refused to connect to \(place): \(host) resolves to \(why)")
             }
             return allowed
@@ -140,7 +140,7 @@ private final class GateHandler: ChannelInboundHandler, RemovableChannelHandler 
         .whenComplete { result in
             switch result {
             case .success(let addresses):
-                self.connect(to: addresses[...], place: place, key: key, context: context)
+                self.connect(to: addresses[...], host: host, port: port, key: key, context: context)
             case .failure(let error):
                 let failure = error as? NetworkFailure ?? NetworkFailure(.other, "cannot resolve \(host): \(error)")
                 self.settings.failures.record(failure, for: key)
@@ -149,8 +149,9 @@ private final class GateHandler: ChannelInboundHandler, RemovableChannelHandler 
         }
     }
 
-    /// Tries each allowed address in turn, as a client connecting by name would.
-    private func connect(to addresses: ArraySlice<SocketAddress>, place: String, key: String, context: ChannelHandlerContext) {
+    /// Tries each allowed address in turn, as a client connecting by name would (`host` and
+    /// `port` as asked, named in a failure).
+    private func connect(to addresses: ArraySlice<SocketAddress>, host: String, port: Int, key: String, context: ChannelHandlerContext) {
         guard let address = addresses.first else { return }
         let inbound = context.channel
         ClientBootstrap(group: context.eventLoop)
@@ -169,8 +170,9 @@ private final class GateHandler: ChannelInboundHandler, RemovableChannelHandler 
                 case .success(let outbound):
                     self.startRelaying(to: outbound, context: context)
                 case .failure where addresses.count > 1:
-                    self.connect(to: addresses.dropFirst(), place: place, key: key, context: context)
+                    self.connect(to: addresses.dropFirst(), host: host, port: port, key: key, context: context)
                 case .failure(let error):
+                    let place = NetworkFailure.Destination.hostAndPort(host, port)
                     let destination = NetworkFailure.Destination(
                         host: address.ipAddress ?? place, port: address.port ?? 0, proxy: nil,
                         connectTimeout: Duration(self.settings.connectTimeout))

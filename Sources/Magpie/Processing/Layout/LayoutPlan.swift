@@ -320,3 +320,30 @@ private struct Scale {
         self.pixelRatio = pixelRatio
     }
 }
+
+/// The roundings layouts are computed with, so sizes come out as imgproxy's do.
+enum Rounding {
+    /// `value` times `factor`, halves away from zero unless `rule` says otherwise; 0 stays 0.
+    /// Truncating, a product a float's error put just below a whole number (800 × 0.9 as
+    /// 719.9999…) is taken as that number.
+    static func scale(_ value: Int, _ factor: Double, _ rule: FloatingPointRoundingRule = .toNearestOrAwayFromZero) -> Int {
+        guard value != 0 else { return 0 }
+        let product = Double(value) * factor
+        return Int((rule == .towardZero || rule == .down ? product + 1e-6 : product).rounded(rule))
+    }
+
+    /// `value` times `factor`, halves to even; 0 stays 0.
+    static func scaleToEven(_ value: Int, _ factor: Double) -> Int {
+        value == 0 ? 0 : Int((Double(value) * factor).rounded(.toNearestOrEven))
+    }
+
+    /// Half of `value`, halves to even.
+    static func halfToEven(_ value: Int) -> Int {
+        scaleToEven(value, 0.5)
+    }
+
+    /// The smaller of two sizes, where 0 means "not given".
+    static func minNonZero(_ a: Int, _ b: Int) -> Int {
+        a == 0 ? b : b == 0 ? a : min(a, b)
+    }
+}

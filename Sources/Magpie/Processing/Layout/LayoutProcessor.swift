@@ -48,11 +48,13 @@ extension ImageProcessors {
                 image = try trim.process(image)
                 full = DecodedImage.Size(width: image.width, height: image.height)
             }
-            if let rotate = Rotate(degrees: layout.rotation), rotate.degrees != 0 {
+            if layout.turns, let rotate = Rotate(degrees: layout.rotation) {
                 image = try rotate.process(image)
                 if rotate.degrees != 180 { full = DecodedImage.Size(width: full.height, height: full.width) }
             }
-            image = try Flip(horizontal: layout.flipHorizontal, vertical: layout.flipVertical).process(image)
+            if layout.flipHorizontal || layout.flipVertical {
+                image = try Flip(horizontal: layout.flipHorizontal, vertical: layout.flipVertical).process(image)
+            }
             let plan = LayoutPlan(layout, source: full)
             try checkLimits(of: plan)
             // The size planned from: the whole image's, or less where the layout limits sources.
@@ -140,8 +142,7 @@ extension ImageProcessors {
         /// Whether this layout does no more than scale and cut (no trim, turn, mirror or filter),
         /// which a decode straight to its size may leave nothing of, or a crop, whatever the image.
         var onlyScalesAndCuts: Bool {
-            layout.trim == nil && (Rotate(degrees: layout.rotation)?.degrees ?? 0) == 0 && !layout.flipHorizontal && !layout.flipVertical
-                && filters.isEmpty
+            layout.trim == nil && !layout.turns && !layout.flipHorizontal && !layout.flipVertical && filters.isEmpty
         }
 
         /// See ``restAfterDecode(of:)``.
@@ -160,6 +161,10 @@ extension ImageProcessing where Self == ImageProcessors.Layout {
 }
 
 extension Layout {
+    /// Whether the layout turns the image: by a multiple of 90 degrees other than whole turns,
+    /// as ``Rotate`` reads it (any other angle turns nothing).
+    var turns: Bool { rotation % 360 != 0 && rotation % 90 == 0 }
+
     /// The size a decode may go straight to for an image with `header`: the size this layout
     /// scales the whole image to, upright, when it only scales it down (no trim, no crop before
     /// scaling, no enlarging). `nil` otherwise.
