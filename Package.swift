@@ -79,6 +79,8 @@ let package = Package(
             ]
         ),
         .target(name: "CMagpieSystem", cSettings: fuzzedC),
+        // Only the `magpie` executable links it: its batch commands' allocator tunables.
+        .target(name: "CMagpieLaunch"),
         // The loopback origin's generated pixels.
         .target(name: "CMagpieOrigin"),
         // Only tests link it.
@@ -184,7 +186,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "magpie",
-            dependencies: ["MagpieCLI", "Magpie"],
+            dependencies: ["MagpieCLI", "Magpie", "CMagpieLaunch"],
             swiftSettings: strictSettings
         ),
         .executableTarget(

@@ -1,11 +1,8 @@
 import Magpie
 import MagpieCLI
 
-// A batch job's peak memory: see MallocTunables. The servers keep glibc's defaults, which
-// answer a request sooner.
-if let command = CommandLine.arguments.dropFirst().first, ["fetch", "prefetch"].contains(command) {
-    MallocTunables.restartWithTunables()
-}
+// `fetch` and `prefetch` have restarted with glibc's allocator tunables before this line, from
+// CMagpieLaunch (restart.c), which says why.
 // Before any other thread allocates: see MallocArenas.
 _ = MallocArenas.limit
 await MagpieCommand.runAndExit()
