@@ -129,7 +129,7 @@ final class Stage<Key: Hashable & Sendable, Value: StageOutput>: Sendable {
         _ name: StageName, recorder: PipelineRecorder, shared: SharedTask<Value>, work: SharedTask<Value>.Work
     ) async throws(MagpieError) -> Value {
         let (value, own) = try await shared.clock.measure(work, for: shared, as: name.phase)
-        if !value.isFound, let fact = value.fact(of: name, took: own) { recorder.record(fact) }
+        if let own, let fact = value.fact(of: name, took: own) { recorder.record(fact) }
         return value
     }
 

@@ -38,17 +38,17 @@ final class StageClock: Sendable {
 
     /// Runs `work` for `shared` from a clean slate (an abandoned run started again forgets the
     /// earlier run's time) and says how long it worked: its time less the waits and queues it
-    /// added here. Unless the value was found rather than made, that time goes to its
-    /// `phase` of the value's timings, and the time it queued to the queue's.
+    /// added here, which goes to its `phase` of the value's timings (and the time it queued to
+    /// the queue's); `nil` when the value was found rather than made.
     func measure<Value: StageOutput>(
         _ work: SharedTask<Value>.Work, for shared: SharedTask<Value>, as phase: StageTimings.Stage?
-    ) async throws(MagpieError) -> (value: Value, own: Duration) {
+    ) async throws(MagpieError) -> (value: Value, own: Duration?) {
         reset()
         let start = ContinuousClock.now
         var value = try await work(shared)
         let spent = current
         let own = ContinuousClock.now - start - spent.waiting - spent.queued
-        guard !value.isFound else { return (value, own) }
+        guard !value.isFound else { return (value, nil) }
         if let phase { value.timings.add(own, to: phase) }
         if spent.queued > .zero { value.timings.add(spent.queued, to: .queue) }
         return (value, own)
