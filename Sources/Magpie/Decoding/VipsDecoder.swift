@@ -97,13 +97,14 @@ public struct VipsDecoder: ImageDecoding {
                 Self.render(&image, encodingAs: format, with: encoder, copyright: copyright, encoded: &encoded, message: &message)
             } ?? Self.render(&image, message: &message)
             guard let pixels = rendered else { return .failure(.decodingFailed(Self.text(message))) }
+            let format = ImageFormat(shimCode: image.source.format)
             return .success(Decoded(image: DecodedImage(
-                width: Int(image.width), height: Int(image.height), pixels: pixels, sourceFormat: ImageFormat(shimCode: image.source.format),
+                width: Int(image.width), height: Int(image.height), pixels: pixels, sourceFormat: format,
                 sourceWidth: Int(image.source.width), sourceHeight: Int(image.source.height), animation: Self.animation(of: image),
                 firstFrameReason: Self.firstFrameReason(image, decoding: decoding),
                 fullSize: image.full_width > 0 ? DecodedImage.Size(width: Int(image.full_width), height: Int(image.full_height)) : nil,
                 copyright: copyright,
-                sourceOrientation: ImageFormat(shimCode: image.source.format) == .heif ? 1 : Int(image.source.orientation),
+                sourceOrientation: format == .heif ? 1 : Int(image.source.orientation),
                 sampleDepth: image.sample_bytes == 2 ? .sixteen : .eight), encoded: encoded))
         }
         return try outcome.get()

@@ -29,18 +29,18 @@ enum VipsProcessing {
     /// pipeline reads must stay alive for the whole call, so callers make it inside their
     /// pointers' scopes.
     static func render(
-        replacing image: DecodedImage, identifier: String, _ prepare: (inout magpie_image, inout [CChar]) -> magpie_status
+        replacing image: DecodedImage, identifier: @autoclosure () -> String, _ prepare: (inout magpie_image, inout [CChar]) -> magpie_status
     ) throws(MagpieError) -> DecodedImage {
         do {
             try VipsRuntime.start()
         } catch {
-            throw .processingFailed(processor: identifier, reason: error.description)
+            throw .processingFailed(processor: identifier(), reason: error.description)
         }
         var message = [CChar](repeating: 0, count: 512)
         var result = magpie_image()
         defer { magpie_free_image(&result) }
         guard prepare(&result, &message) == MAGPIE_STATUS_OK, let output = VipsDecoder.render(&result, message: &message) else {
-            throw .processingFailed(processor: identifier, reason: VipsDecoder.text(message))
+            throw .processingFailed(processor: identifier(), reason: VipsDecoder.text(message))
         }
         return image.replacingPixels(output, width: Int(result.width), height: Int(result.height), sampleDepth: result.sample_bytes == 2 ? .sixteen : .eight)
     }

@@ -116,7 +116,6 @@ private final class GateHandler: ChannelInboundHandler, RemovableChannelHandler 
         case .domain(let name, let p): (host, port) = (name, p)
         case .address(let address): (host, port) = (address.ipAddress ?? "", address.port ?? 0)
         }
-        let key = FailureLog.key(host, port)
         let settings = self.settings
         let resolve: @Sendable () throws(NetworkFailure) -> [SocketAddress] = { () throws(NetworkFailure) -> [SocketAddress] in
             let addresses = try HostResolver.addresses(of: host, port: port)
@@ -140,10 +139,10 @@ private final class GateHandler: ChannelInboundHandler, RemovableChannelHandler 
         .whenComplete { result in
             switch result {
             case .success(let addresses):
-                self.connect(to: addresses[...], host: host, port: port, key: key, context: context)
+                self.connect(to: addresses[...], host: host, port: port, context: context)
             case .failure(let error):
                 let failure = error as? NetworkFailure ?? NetworkFailure(.other, "cannot resolve \(host): \(error)")
-                self.settings.failures.record(failure, for: key)
+                self.settings.failures.record(failure, for: FailureLog.key(host, port))
                 self.reply(failure.reason == .addressNotAllowed ? .notAllowed : .hostUnreachable, context: context)
             }
         }
@@ -151,7 +150,7 @@ private final class GateHandler: ChannelInboundHandler, RemovableChannelHandler 
 
     /// Tries each allowed address in turn, as a client connecting by name would (`host` and
     /// `port` as asked, named in a failure).
-    private func connect(to addresses: ArraySlice<SocketAddress>, host: String, port: Int, key: String, context: ChannelHandlerContext) {
+    private func connect(to addresses: ArraySlice<SocketAddress>, host: String, port: Int, context: ChannelHandlerContext) {
         guard let address = addresses.first else { return }
         let inbound = context.channel
         ClientBootstrap(group: context.eventLoop)
@@ -170,7 +169,7 @@ private final class GateHandler: ChannelInboundHandler, RemovableChannelHandler 
                 case .success(let outbound):
                     self.startRelaying(to: outbound, context: context)
                 case .failure where addresses.count > 1:
-                    self.connect(to: addresses.dropFirst(), host: host, port: port, key: key, context: context)
+                    self.connect(to: addresses.dropFirst(), host: host, port: port, context: context)
                 case .failure(let error):
                     let place = NetworkFailure.Destination.hostAndPort(host, port)
                     let destination = NetworkFailure.Destination(
@@ -178,7 +177,7 @@ private final class GateHandler: ChannelInboundHandler, RemovableChannelHandler 
                         connectTimeout: Duration(self.settings.connectTimeout))
                     let failure = NetworkFailure(classifying: error, to: destination)
                         ?? NetworkFailure(.other, "cannot connect to \(place): \(error)")
-                    self.settings.failures.record(failure, for: key)
+                    self.settings.failures.record(failure, for: FailureLog.key(host, port))
                     self.reply(failure.reason == .connectTimedOut ? .ttlExpired : .refused, context: context)
                 }
             }
