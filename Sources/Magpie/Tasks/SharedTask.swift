@@ -346,6 +346,7 @@ enum WorkEvent: Sendable {
     /// A lower-quality image made from part of the body, after the stages so far.
     case preview(ImageContainer)
 
+    /// Which events a relaying stage passes on (``Listener/relay(to:passing:others:)``).
     struct Kinds: OptionSet, Sendable {
         let rawValue: UInt8
         static let task = Kinds(rawValue: 1)
@@ -353,6 +354,7 @@ enum WorkEvent: Sendable {
         static let preview = Kinds(rawValue: 4)
     }
 
+    /// The kind this event is, for a relay to match against what it passes on.
     var kind: Kinds {
         switch self {
         case .task: .task
