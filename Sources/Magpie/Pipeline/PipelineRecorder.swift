@@ -1,4 +1,4 @@
-package import Metrics
+import Metrics
 import NIOConcurrencyHelpers
 
 /// Counts what a pipeline does, in ``PipelineStatistics`` and in swift-metrics (`magpie_*`) at
