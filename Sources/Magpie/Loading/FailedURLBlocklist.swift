@@ -29,8 +29,6 @@ final class FailedURLBlocklist: Sendable {
     }
 
     func contains(_ key: String) -> Bool {
-        // Switched off, nothing is ever kept: no clock to read, no lock to take.
-        guard duration > .zero else { return false }
         let instant = now()
         return entries.withLockedValue { entries in
             guard let until = entries.until[key] else { return false }

@@ -10,8 +10,7 @@ extension ImageProxy {
     static let markStandIn = DecodedImage(width: 1, height: 1, pixels: [0, 0, 0, 0])
 
     /// The mark ready now (the operator's image), or the one to fetch or draw when answering.
-    func watermarkMark(_ watermark: WatermarkOptions?) throws(ProxyURLError) -> (ImageProcessors.Watermark.Mark?, WatermarkOptions.Mark?) {
-        guard let watermark else { return (nil, nil) }
+    func watermarkMark(_ watermark: WatermarkOptions) throws(ProxyURLError) -> (ImageProcessors.Watermark.Mark?, WatermarkOptions.Mark?) {
         switch watermark.mark {
         case .configured:
             if let mark = configuration.watermark { return (mark, nil) }
@@ -19,7 +18,7 @@ extension ImageProxy {
             // Taken out of the options, and said, when reading the request.
             return (nil, nil)
         case .url(let url):
-            if case .failure(let refusal) = Result(catching: { () throws(MagpieError) in try configuration.sources.check(url) }) {
+            if case .failure(let refusal) = Result(catching: { () throws(MagpieError) in try pipeline.configuration.sourcePolicy.check(url) }) {
                 throw .sourceNotAllowed("the watermark: \(refusal.description)")
             }
             return (nil, watermark.mark)

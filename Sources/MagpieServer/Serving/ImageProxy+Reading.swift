@@ -30,7 +30,7 @@ extension ImageProxy {
             if case .failure(let refusal) = Result(catching: { () throws(MagpieError) in try sources.check(source) }) {
                 throw ProxyURLError.sourceNotAllowed(refusal.description)
             }
-            let (mark, pendingMark) = options.watermark == nil ? (nil, nil) : try watermarkMark(options.watermark)
+            let (mark, pendingMark) = try options.watermark.map { watermark throws(ProxyURLError) in try watermarkMark(watermark) } ?? (nil, nil)
             if let frame = options.frame, case .failure(let refusal) = Result(catching: { () throws(MagpieError) in try sources.check(frame) }) {
                 throw ProxyURLError.sourceNotAllowed("the frame: \(refusal.description)")
             }
@@ -43,13 +43,11 @@ extension ImageProxy {
                 formatQuality: configuration.formatQuality.merging(options.formatQuality) { $1 }, maximumBytes: options.maximumBytes,
                 keepsCopyright: options.keepsCopyright, opaquePNGAsJPEG: options.opaquePNGAsJPEG,
                 sourceFormats: options.sourceFormats)
-            let prepared = pipeline.prepare(imageRequest, encoding: encoding)
-            let key = prepared.storedKey
             let work = Work(
                 grammar: grammar, reply: url.reply, skipped: skipped, maxAge: options.maxAge, sourceByteLimit: options.limits.sourceBytes, request: imageRequest, readyMark: mark, pendingMark: pendingMark, pendingFrame: options.frame, plan: plan, encoding: encoding,
                 servesSourceAlways: options.raw, servesSourceIn: options.skipProcessing.union(grammar.passesSVGThrough(options, source: source) ? [.svg] : []),
                 filename: options.filename ?? url.sourceStem, attachment: options.returnAttachment,
-                sourceKey: prepared.sourceKey, variant: key.variant, storedKey: key, prepared: prepared,
+                prepared: pipeline.prepare(imageRequest, encoding: encoding),
                 varies: options.format?.negotiates ?? false, cacheTag: Validators.cacheTag(for: source))
             if let known, options.expires == nil, options.watermark == nil { readURLs.keep(work, for: known) }
             return lookInMemory(work, request)
@@ -60,7 +58,7 @@ extension ImageProxy {
 
     /// Answers from the memory cache when it holds the result.
     private func lookInMemory(_ work: Work, _ request: ProxyRequest) -> Preparation {
-        if work.servesImage, let hit = pipeline.cachedEncodedImage(for: work.storedKey) {
+        if work.servesImage, let hit = pipeline.cachedEncodedImage(for: work.prepared.storedKey) {
             metrics.cacheHit(.memory)
             return .answered((success(hit, work: work, request: request), StageTimings(), "memory"))
         }

@@ -210,13 +210,8 @@ public final class ImageProxy: Sendable {
         /// `Content-Disposition`'s name without extension, and whether it is an attachment.
         let filename: String
         let attachment: Bool
-        /// The pipeline's cache key of the source and the result's variant name, for the ETag.
-        let sourceKey: String
-        let variant: String
-        /// The result's key in the pipeline's caches.
-        let storedKey: EncodedImageKey
-        /// The request and its keys, derived once at reading (a hot URL's work is kept, and so
-        /// are they).
+        /// The request and its keys (the source's and the result's, which name the ETag and the
+        /// result in the caches), derived once at reading: a hot URL's work is kept, and so are they.
         let prepared: PreparedEncoding
         let varies: Bool
         let cacheTag: String
@@ -224,7 +219,7 @@ public final class ImageProxy: Sendable {
         let resultHeaders = ResultHeaders()
 
         func etag(sourceValidator: String) -> String {
-            Validators.etag(source: sourceKey, variant: variant, sourceValidator: sourceValidator)
+            Validators.etag(source: prepared.sourceKey, variant: prepared.storedKey.variant, sourceValidator: sourceValidator)
         }
 
         /// Whether the answer is the pipeline's encoded image, which running work may share.

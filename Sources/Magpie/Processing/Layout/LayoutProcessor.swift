@@ -161,9 +161,9 @@ extension ImageProcessing where Self == ImageProcessors.Layout {
 }
 
 extension Layout {
-    /// Whether the layout turns the image: by a multiple of 90 degrees other than whole turns,
-    /// as ``Rotate`` reads it (any other angle turns nothing).
-    var turns: Bool { rotation % 360 != 0 && rotation % 90 == 0 }
+    /// Whether the layout turns the image, as ``Rotate`` reads its angle (a whole turn, or an
+    /// angle not a multiple of 90 degrees, turns nothing); no `Rotate` is made for none.
+    var turns: Bool { rotation != 0 && (ImageProcessors.Rotate(degrees: rotation)?.degrees ?? 0) != 0 }
 
     /// The size a decode may go straight to for an image with `header`: the size this layout
     /// scales the whole image to, upright, when it only scales it down (no trim, no crop before
