@@ -21,6 +21,9 @@ final class PipelineRecorder: Sendable {
         case encodedInOnePass(Duration)
         /// An animation decoded and encoded frame by frame at once, taking this long.
         case encodedWhileDecoding(Duration)
+        /// A bitmap decoded, `processorRuns` processors run on it and encoded, in one decoding
+        /// job with no stage between, taking this long.
+        case decodedProcessedAndEncoded(Duration, processorRuns: Int)
         case processed(Duration)
         case variantStored
         case memoryTrimmed(freedBytes: Int)
@@ -75,6 +78,9 @@ final class PipelineRecorder: Sendable {
             case .encodedWhileDecoding:
                 statistics.decodes += 1
                 add(&statistics.encodesWhileDecoding, metrics.encodesWhileDecoding)
+            case .decodedProcessedAndEncoded(_, let runs):
+                statistics.decodes += 1
+                add(&statistics.processorRuns, metrics.processorRuns, runs)
             case .processed(let duration):
                 add(&statistics.processorRuns, metrics.processorRuns)
                 metrics.processTime.recordSeconds(duration / .seconds(1))

@@ -1,16 +1,23 @@
 import CMagpieVips
 import Tracing
 
-/// What a decode asked to encode as it goes made: the encoded bytes, or the image decoded
-/// (an animation whose format turned out other than assumed), or nothing, when the image cannot
-/// be written so and the stages make it from the same downloaded bytes.
+/// What a decode asked to encode as it goes made: the encoded bytes, or nothing, when the
+/// image's header could not be read and the stages make it from the same downloaded bytes.
 struct DecodedForEncoding: StageOutput {
     enum Made: Sendable {
-        /// In one libvips pipeline from the bytes (`onePass`), or frame by frame as the
-        /// animation decoded; with the original's validator.
-        case encoded([UInt8], ImageFormat, size: DecodedImage.Size, onePass: Bool, validator: String)
-        case decoded(DecodedImage)
+        /// The bytes, made `way`, with the original's validator.
+        case encoded([UInt8], ImageFormat, size: DecodedImage.Size, way: Way, validator: String)
         case notHeld
+    }
+
+    /// How the bytes were made, all on one decoding thread within the decode's admission.
+    enum Way: Sendable, Equatable {
+        /// In one libvips pipeline from the bytes: no bitmap.
+        case onePass
+        /// An animation's frames encoded while later ones decode.
+        case framesAlongside
+        /// A bitmap decoded, `processorRuns` processors run on it, and encoded.
+        case bitmap(processorRuns: Int)
     }
 
     let made: Made
@@ -22,45 +29,47 @@ struct DecodedForEncoding: StageOutput {
 
     func fact(of stage: StageName, took own: Duration) -> PipelineRecorder.Fact? {
         switch made {
-        case .encoded(_, _, _, let onePass, _): onePass ? .encodedInOnePass(own) : .encodedWhileDecoding(own)
-        case .decoded: .decoded(own)
+        case .encoded(_, _, _, .onePass, _): .encodedInOnePass(own)
+        case .encoded(_, _, _, .framesAlongside, _): .encodedWhileDecoding(own)
+        case .encoded(_, _, _, .bitmap(let runs), _): .decodedProcessedAndEncoded(own, processorRuns: runs)
         case .notHeld: nil
         }
     }
 
     /// What the decode span says: whether the one pass held, the size it wrote, the source's format.
     @Sendable static func spanAttributes(_ decoded: DecodedForEncoding) -> SpanAttributes {
-        let (onePass, size): (Bool, DecodedImage.Size?) =
-            switch decoded.made {
-            case .encoded(_, _, let size, let onePass, _): (onePass, size)
-            case .decoded(let image): (false, DecodedImage.Size(width: image.width, height: image.height))
-            case .notHeld: (false, nil)
-            }
-        var attributes: SpanAttributes = ["magpie.image.format": .string(decoded.sourceFormat.rawValue), "magpie.one_pass": .bool(onePass)]
-        if let size {
-            attributes.merge(["magpie.image.width": .int64(Int64(size.width)), "magpie.image.height": .int64(Int64(size.height))])
+        guard case .encoded(_, _, let size, let way, _) = decoded.made else {
+            return ["magpie.image.format": .string(decoded.sourceFormat.rawValue), "magpie.one_pass": .bool(false)]
         }
-        return attributes
+        return [
+            "magpie.image.format": .string(decoded.sourceFormat.rawValue), "magpie.one_pass": .bool(way == .onePass),
+            "magpie.image.width": .int64(Int64(size.width)), "magpie.image.height": .int64(Int64(size.height)),
+        ]
     }
 }
 
-/// The decode stage asked to encode as it decodes, for a request whose decoded image nobody
-/// else needs, as imgproxy makes every answer: the decode, the processors and the encode each
-/// rendered a bitmap of their own, which for a 256 px thumbnail of a 3 MP JPEG cost about a
-/// millisecond more of a 12 ms request (issue 38, BENCHMARKS.md).
+/// The decode stage asked to make the encoded bytes itself, for a request whose decoded image
+/// nobody else needs, as imgproxy makes every answer: on one decoding thread, within the
+/// decode's admission, with no stage between. Each stage run costs a task, its span, its clock
+/// and the events passed on; the one pass saves a bitmap too (the decode, the processors and
+/// the encode each rendered their own, which for a 256 px thumbnail of a 3 MP JPEG cost about a
+/// millisecond more of a 12 ms request; issue 38, BENCHMARKS.md).
 ///
 /// The encode stage asks for it (``EncodeImage``'s `encodesInOnePass`) only where skipping the
 /// stages between changes nothing but the time: the pipeline keeps no decoded images (the
 /// server's configuration), nobody is decoding or processing the same image already (that work
-/// is joined instead), and the request is a thumbnail or a layout that decodes straight to its
-/// size and at most crops. An image the shim cannot write so (transparency, a format written
-/// outside libvips; see `magpie_encode_prepared`) is made by the stages from the same
-/// downloaded bytes; an animation going to WebP or GIF with nothing left after its decode is
-/// encoded frame by frame while later frames decode and resize (the path of
-/// ``ImageEncoder/encode(decoding:options:as:)``, ``PipelineStatistics/encodesWhileDecoding``).
-/// The bytes are the same either way (`OnePassEncodingTests`);
-/// ``PipelineStatistics/onePassEncodes`` counts the requests made in one pass. Keyed by the
-/// encoding too: requests for another encoding of the same image meanwhile decode it again.
+/// is joined instead), and the request is a thumbnail or a single processor (the servers'
+/// layout). Made, in the first way that holds:
+/// - in one libvips pipeline, for a still whose layout decodes straight to its size and at most
+///   crops, where the shim can write it so (no transparency, a format libvips writes; see
+///   `magpie_encode_prepared`), ``PipelineStatistics/onePassEncodes``;
+/// - an animation going to WebP or GIF with nothing left after its decode, frame by frame while
+///   later frames decode and resize (the path of ``ImageEncoder/encode(decoding:options:as:)``,
+///   ``PipelineStatistics/encodesWhileDecoding``);
+/// - otherwise as the stages make it: the bitmap decoded, the processor run on it, encoded.
+///
+/// The bytes are the stages' every way (`OnePassEncodingTests`). Keyed by the encoding too:
+/// requests for another encoding of the same image meanwhile decode it again.
 extension DecodeImage {
     func task(for input: StageInput, encoding key: EncodeWorkKey) -> SharedTask<DecodedForEncoding> {
         let description = Stage<EncodeWorkKey, DecodedForEncoding>.Description(result: DecodedForEncoding.spanAttributes)
@@ -74,12 +83,17 @@ extension DecodeImage {
     {
         let request = input.request
         let data = try await fetch.task(for: input).value(relayingTo: shared, passing: .task)
-        let layout = request.processors.first as? ImageProcessors.Layout
         let decoding = context.decodingOptions(data.bytes, for: request, to: input.keys.decodeWork.target)
-        let rest = decoding.header == nil ? nil : layout.map { $0.restAfterDecode(to: decoding.options.target) } ?? .nothing
+        let processor = request.processors.first
+        let rest: ImageProcessors.Layout.RestAfterDecode? =
+            switch processor {
+            case nil: .nothing
+            case let layout as ImageProcessors.Layout: layout.restAfterDecode(to: decoding.options.target)
+            default: nil
+            }
         let bytes = data.bytes, metadata = data.metadata
-        let made = try await context.admitted(decoding, clock: shared.clock) { () -> Result<DecodedForEncoding.Made, MagpieError> in
-            Self.make(bytes, metadata: metadata, decoding: decoding, rest: rest, encoding: encoding)
+        let made = try await context.admitted(decoding, clock: shared.clock) { () throws(MagpieError) -> Result<DecodedForEncoding.Made, MagpieError> in
+            try Self.make(bytes, metadata: metadata, decoding: decoding, processor: processor, rest: rest, encoding: encoding)
         }
         switch made {
         case .failure(let error):
@@ -91,40 +105,51 @@ extension DecodeImage {
         }
     }
 
-    /// On a decoding thread within the decode budget: the shim's one libvips pipeline where it
-    /// can write the image so; an animation decoded with its frames encoded alongside where it
-    /// can be; otherwise nothing. Without the origin's validator the original is hashed (a tenth
-    /// of a second for 64 MB), here too, never on Swift's cooperative threads.
+    /// On a decoding thread within the decode budget, in the first way that holds (see above).
+    /// A decode's failure is returned (the bytes' fault: the original is forgotten); a
+    /// processor's or the encoder's is thrown, as the stages would. Without the origin's
+    /// validator the original is hashed (a tenth of a second for 64 MB), here too, never on
+    /// Swift's cooperative threads.
     private static func make(
-        _ bytes: [UInt8], metadata: HTTPMetadata?, decoding: PipelineContext.Decoding, rest: ImageProcessors.Layout.RestAfterDecode?, encoding: EncodingRequest
-    ) -> Result<DecodedForEncoding.Made, MagpieError> {
+        _ bytes: [UInt8], metadata: HTTPMetadata?, decoding: PipelineContext.Decoding, processor: (any ImageProcessing)?,
+        rest: ImageProcessors.Layout.RestAfterDecode?, encoding: EncodingRequest
+    ) throws(MagpieError) -> Result<DecodedForEncoding.Made, MagpieError> {
         guard let header = decoding.header else { return .success(.notHeld) }
+        let source = ImageFormat(shimCode: header.format)
+        func made(_ encoded: [UInt8], _ format: ImageFormat, size: DecodedImage.Size, _ way: DecodedForEncoding.Way) -> DecodedForEncoding.Made {
+            .encoded(encoded, format, size: size, way: way, validator: EncodedImage.validator(of: bytes, metadata: metadata))
+        }
         // An animation's frames are planned at the decode: not worth preparing twice.
-        if let rest, header.pages <= 1 || !ImageFormat(shimCode: header.format).isAnimatable {
-            let format = encoding.format(for: OpaqueStill(), source: ImageFormat(shimCode: header.format))
+        if let rest, header.pages <= 1 || !source.isAnimatable {
+            let format = encoding.format(for: OpaqueStill(), source: source)
             let crop: ImageProcessors.Crop.Area? = if case .crop(let area) = rest { area } else { nil }
             let encoder = encoding.encoder(quality: encoding.quality(for: format))
-            guard let (encoded, size) = VipsDecoder().encodeInOnePass(bytes, options: decoding.options, crop: crop, encoder: encoder, as: format)
-            else { return .success(.notHeld) }
-            return .success(.encoded(encoded, format, size: size, onePass: true, validator: EncodedImage.validator(of: bytes, metadata: metadata)))
+            if let (encoded, size) = VipsDecoder().encodeInOnePass(bytes, options: decoding.options, crop: crop, encoder: encoder, as: format) {
+                return .success(made(encoded, format, size: size, .onePass))
+            }
         }
-        guard rest == .nothing, let format = animationFormat(of: header, encoding: encoding) else { return .success(.notHeld) }
-        let decoded: VipsDecoder.Decoded
+        var image: DecodedImage
         do throws(MagpieError) {
-            decoded = try VipsDecoder().decode(
-                bytes, options: decoding.options, encodingAlongside: (encoding.encoder(quality: encoding.quality(for: format)), format))
+            if rest == .nothing, let format = animationFormat(of: header, encoding: encoding) {
+                let decoded = try VipsDecoder().decode(
+                    bytes, options: decoding.options, encodingAlongside: (encoding.encoder(quality: encoding.quality(for: format)), format))
+                image = decoded.image
+                // The choice made before the decode holds if the image turned out as assumed (an
+                // animation, not its first frame alone): then the bytes are the encoder's on this
+                // image, and the layout, which the decode went straight to, has nothing left to do.
+                if let encoded = decoded.encoded, encoding.format(for: image, source: image.sourceFormat) == format {
+                    return .success(made(encoded, format, size: DecodedImage.Size(width: image.width, height: image.height), .framesAlongside))
+                }
+            } else {
+                image = try VipsDecoder().decode(bytes, options: decoding.options)
+            }
         } catch {
             return .failure(error)
         }
-        // The choice made before the decode holds if the image turned out as assumed (an
-        // animation, not its first frame alone): then the bytes are the encoder's on this image,
-        // and the layout, which the decode went straight to, has nothing left to do.
-        let image = decoded.image
-        if let encoded = decoded.encoded, encoding.format(for: image, source: image.sourceFormat) == format {
-            let size = DecodedImage.Size(width: image.width, height: image.height)
-            return .success(.encoded(encoded, format, size: size, onePass: false, validator: EncodedImage.validator(of: bytes, metadata: metadata)))
-        }
-        return .success(.decoded(image))
+        if let processor { image = try ProcessImage.run(processor, on: image) }
+        let format = encoding.format(for: image, source: image.sourceFormat)
+        let encoded = try encoding.encode(image, as: format)
+        return .success(made(encoded, format, size: DecodedImage.Size(width: image.width, height: image.height), .bitmap(processorRuns: processor == nil ? 0 : 1)))
     }
 
     /// The format an animation in a file with `header` is written as, when the shim can encode

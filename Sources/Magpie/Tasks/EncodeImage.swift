@@ -21,20 +21,13 @@ final class EncodeImage: Sendable {
 
     /// Whether the request is made by a decode that encodes as it goes (`DecodeImage+Encoding`):
     /// the pipeline keeps no decoded images, nobody is decoding or processing the same image
-    /// already (that work is joined instead), and the request is a thumbnail or a layout that
-    /// decodes straight to its size.
+    /// already (that work is joined instead), and the request is a thumbnail or one processor.
     func encodesInOnePass(_ input: StageInput, key: EncodeWorkKey) -> Bool {
         let request = input.request
         guard context.memory == nil, context.configuration.decoder is VipsDecoder, (key.encoding.maximumBytes ?? 0) <= 0,
-            !request.options.contains(.keepsHighDepth)
+            !request.options.contains(.keepsHighDepth), request.processors.count <= 1
         else { return false }
-        switch (request.thumbnail, request.processors.count) {
-        case (let box?, 0): guard box.fit != .crop else { return false }
-        // A layout that does more than scale and cut (a filter, a trim, a turn) needs its bitmap.
-        case (nil, 1): guard (request.processors[0] as? ImageProcessors.Layout)?.onlyScalesAndCuts == true else { return false }
-        default: return false
-        }
-        let processed = request.processors.isEmpty ? false : process.stage.isRunning(input.keys.processWork(upTo: request.processors.count))
+        let processed = request.processors.isEmpty ? false : process.stage.isRunning(input.keys.processWork(upTo: 1))
         return !processed && !decode.stage.isRunning(input.keys.decodeWork)
     }
 
@@ -54,21 +47,24 @@ final class EncodeImage: Sendable {
         // Finished by an identical request just before this one started.
         if RequestKeys.readsMemory(request), let hit = context.encodedCache?[key.stored] { return hit.answered(from: .memory) }
         if let stored = await storedEncoding(input, key: key) { return stored }
-        var input = input
         if encodesInOnePass(input, key: key) {
             let decoded = try await decode.task(for: input, encoding: key).value(relayingTo: shared, passing: .task)
             let original = decoded.original
-            switch decoded.made {
-            case .encoded(let bytes, let format, _, _, let validator):
-                return finished(
-                    bytes, format: format, validator: validator, from: original.source, metadata: original.metadata, timings: decoded.timings,
-                    key: key)
-            case .decoded(let image):
-                input.decoded = LoadedImage(container: ImageContainer(image: image, data: original.bytes), source: original.source, metadata: original.metadata, timings: decoded.timings)
-            case .notHeld:
+            guard case .encoded(let bytes, let format, _, _, let validator) = decoded.made else {
+                // Its header unread: the stages make it from the same bytes, and report why not.
+                var input = input
                 input.original = LoadedData(bytes: original.bytes, metadata: original.metadata, source: original.source, timings: decoded.timings)
+                return try await encodedByTheStages(input, key: key, shared: shared)
             }
+            return finished(
+                bytes, format: format, validator: validator, from: original.source, metadata: original.metadata, timings: decoded.timings, key: key)
         }
+        return try await encodedByTheStages(input, key: key, shared: shared)
+    }
+
+    /// Waits for the last processor (or the decode) and encodes its image.
+    private func encodedByTheStages(_ input: StageInput, key: EncodeWorkKey, shared: SharedTask<EncodedImage>) async throws(MagpieError) -> EncodedImage {
+        let request = input.request
         let made = try await process.task(for: input, upTo: request.processors.count).value(relayingTo: shared, passing: .task)
         let image = made.container.image
         let format = key.encoding.format(for: image, source: made.container.format)

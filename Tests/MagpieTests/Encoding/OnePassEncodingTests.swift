@@ -1,19 +1,24 @@
 import Foundation
+import InMemoryTracing
 @testable import Magpie
 import MagpieTesting
 import Testing
+import Tracing
 
-/// A pipeline that keeps no decoded images writes thumbnails and layouts that only scale and
-/// crop in one libvips pipeline (`DecodeImage+Encoding`). Its bytes must be the ones the stages
-/// make one after another, for every image of the corpus: where the one pass cannot hold
-/// (animations, transparency, grey pixels in a colour file, formats written outside libvips)
-/// it falls back, and where it holds it must not differ by a byte.
+/// A pipeline that keeps no decoded images has the decode stage make a thumbnail's or a single
+/// processor's bytes (`DecodeImage+Encoding`): layouts that only scale and crop in one libvips
+/// pipeline, the rest on the decoded bitmap with no stage between. Its bytes must be the ones the
+/// stages make one after another, for every image of the corpus: where the one pass cannot hold
+/// (animations, transparency, grey pixels in a colour file, formats written outside libvips,
+/// filters) the bitmap is made, and either way it must not differ by a byte.
 @Suite("One-pass encoding")
 struct OnePassEncodingTests {
-    static func layout(_ width: Int, _ height: Int, _ resizing: Layout.Resizing, _ gravity: Placement = .centre) -> any ImageProcessing {
+    static func layout(
+        _ width: Int, _ height: Int, _ resizing: Layout.Resizing, _ gravity: Placement = .centre, rotation: Int = 0, filters: [any ImageProcessing] = []
+    ) -> any ImageProcessing {
         var layout = Layout()
-        (layout.width, layout.height, layout.resizing, layout.gravity) = (width, height, resizing, gravity)
-        return ImageProcessors.Layout(layout)
+        (layout.width, layout.height, layout.resizing, layout.gravity, layout.rotation) = (width, height, resizing, gravity, rotation)
+        return ImageProcessors.Layout(layout, filters: filters)
     }
 
     /// What a server asks: imgproxy's fill and fit, a crop toward a corner, thumbor's fit-in.
@@ -22,6 +27,10 @@ struct OnePassEncodingTests {
         ("fill 200x80 south-east", nil, [layout(200, 80, .fill, .anchored(.southEast))]),
         ("fit 120x120", nil, [layout(120, 120, .fit)]),
         ("thumbnail 160x160", ImageRequest.Thumbnail(width: 160, height: 160, fit: .fit), []),
+        // Made on the decoded bitmap in the decode stage's job: a filter, a turn, a cut thumbnail.
+        ("fill 300x200 blurred", nil, [layout(300, 200, .fill, filters: [.blur(sigma: 2)])]),
+        ("fit 150x150 turned and sharpened", nil, [layout(150, 150, .fit, rotation: 90, filters: [.sharpen(sigma: 1)])]),
+        ("thumbnail 96x96 cut", ImageRequest.Thumbnail(width: 96, height: 96, fit: .crop), []),
     ]
     static let encodings: [EncodingRequest] = [
         EncodingRequest(format: .fixed(.jpeg), quality: 80), EncodingRequest(format: .fixed(.webp), quality: 70),
@@ -32,6 +41,8 @@ struct OnePassEncodingTests {
 
     @Test func makesTheBytesTheStagesMake() async throws {
         try #require(!Self.files.isEmpty, "the corpus is missing")
+        // Told of the first pipeline's work only.
+        let tracer = InMemoryTracer()
         try await withTestFixture(configure: { $0.memoryCache = nil }) { onePass in
             try await withTestFixture { staged in
                 var compared = 0
@@ -52,7 +63,8 @@ struct OnePassEncodingTests {
                                 return .failure(error)
                             }
                         }
-                        let (one, two) = (await made(by: onePass), await made(by: staged))
+                        let one = await withTracer(tracer) { await made(by: onePass) }
+                        let two = await made(by: staged)
                         switch (one, two) {
                         case (.success(let one), .success(let two)):
                             #expect(one.format == two.format && one.data == two.data, "\(file) \(name) \(encoding.name)")
@@ -78,6 +90,8 @@ struct OnePassEncodingTests {
                 #expect(counted.0.onePassEncodes > compared / 4, "\(counted.0.onePassEncodes) of \(compared)")
                 #expect(counted.1.onePassEncodes == 0)
                 #expect(counted.0.decodes == counted.1.decodes)
+                // Every answer was made by the decode stage: no process stage ran.
+                #expect(tracer.finishedSpans.filter { $0.operationName == "magpie.process" }.isEmpty)
             }
         }
     }

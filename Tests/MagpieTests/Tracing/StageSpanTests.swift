@@ -54,11 +54,11 @@ struct StageSpanTests {
         #expect(load.attributes["magpie.image.width"]?.toSpanAttribute() == .int64(64))
     }
 
-    /// Without a memory cache a layout that only scales is made in one pass, a decode that
-    /// encodes as it goes; one that blurs too needs its bitmap, so it goes through the stages
-    /// from the start, without a one-pass decode that would find it cannot and hand back.
+    /// Without a memory cache a layout is made by the decode stage: one that only scales in one
+    /// libvips pipeline, one that blurs too on the decoded bitmap, with no process stage
+    /// between (the processor's run counted all the same), and no decode begun and handed back.
     @Test(arguments: [false, true])
-    func aLayoutWithAFilterIsNotTriedInOnePass(_ blurred: Bool) async throws {
+    func aLayoutIsMadeByTheDecodeStage(_ blurred: Bool) async throws {
         let tracer = InMemoryTracer()
         let photo = try TestImages.texture(width: 320, height: 240, format: .jpeg)
         let statistics = try await withTestFixture(configure: { $0.memoryCache = nil }) { fixture in
@@ -73,8 +73,12 @@ struct StageSpanTests {
         }
         let decodes = tracer.finishedSpans.filter { $0.operationName == "magpie.decode" }
         #expect(decodes.count == 1, "\(decodes.map(\.attributes))")
+        #expect(decodes.first?.attributes["magpie.one_pass"]?.toSpanAttribute() == .bool(!blurred))
+        #expect(decodes.first?.attributes["magpie.image.width"]?.toSpanAttribute() == .int64(64))
         #expect(statistics.onePassEncodes == (blurred ? 0 : 1))
-        #expect(tracer.finishedSpans.filter { $0.operationName == "magpie.process" }.count == (blurred ? 1 : 0))
+        #expect(statistics.decodes == 1)
+        #expect(statistics.processorRuns == (blurred ? 1 : 0))
+        #expect(tracer.finishedSpans.filter { $0.operationName == "magpie.process" }.isEmpty)
     }
 
     @Test func aRequestJoiningAnEncodeLinksToItsWork() async throws {
