@@ -55,33 +55,30 @@ public enum DecodeTarget: Sendable, Hashable {
     /// becomes the size it scales to, or a reduced scale that leaves twice that; any other
     /// layout, every pixel. One rule for the memory estimate, the pipeline and the decoder.
     func resolved(for header: magpie_header, keepsHighDepth: Bool) -> DecodeTarget {
-        guard case .layout(let layout) = self else { return self }
-        guard let size = layout.decodeSize(for: header) else { return .whole }
+        resolving(for: header, keepsHighDepth: keepsHighDepth).target
+    }
+
+    /// ``resolved(for:keepsHighDepth:)``, with the layout's plan it was read from, if one was
+    /// made (``Layout/decodePlan(for:)``).
+    func resolving(for header: magpie_header, keepsHighDepth: Bool) -> (target: DecodeTarget, plan: LayoutPlan?) {
+        guard case .layout(let layout) = self else { return (self, nil) }
+        guard let (size, upright, plan) = layout.decodePlan(for: header) else { return (.whole, nil) }
         switch layout.decoderShrink {
         case .leavingTwice:
-            return .reduced(toward: size)
+            return (.reduced(toward: size), plan)
         case .toSize:
             // libvips' thumbnail writes 8 bits a sample: a depth to keep is decoded whole, and
             // the layout scales it.
-            return keepsHighDepth && header.deep != 0 ? .whole : .scaled(to: size, whole: Layout.uprightSize(of: header))
+            return (keepsHighDepth && header.deep != 0 ? .whole : .scaled(to: size, whole: upright), plan)
         }
     }
 
-    /// The decoded image brought to the target: a crop box's centre cut, a layout's whole size said.
+    /// The decoded image brought to the target: a crop box's centre cut. (A layout's whole size
+    /// the decoder says itself, ``DecodedImage/fullSize``.)
     func finish(_ image: DecodedImage) throws(MagpieError) -> DecodedImage {
-        switch self {
-        case .thumbnail(let box) where box.fit == .crop:
-            let (width, height) = (box.width > 0 ? box.width : image.width, box.height > 0 ? box.height : image.height)
-            return try ImageProcessors.Crop(.gravity(.centre, width: width, height: height)).process(image)
-        case .scaled(_, let whole):
-            return DecodedImage(
-                width: image.width, height: image.height, pixels: image.pixels, sourceFormat: image.sourceFormat,
-                sourceWidth: image.sourceWidth, sourceHeight: image.sourceHeight, animation: image.animation,
-                firstFrameReason: image.firstFrameReason, fullSize: whole, copyright: image.copyright,
-                sourceOrientation: image.sourceOrientation, sampleDepth: image.sampleDepth)
-        case .whole, .thumbnail, .reduced, .layout:
-            return image
-        }
+        guard case .thumbnail(let box) = self, box.fit == .crop else { return image }
+        let (width, height) = (box.width > 0 ? box.width : image.width, box.height > 0 ? box.height : image.height)
+        return try ImageProcessors.Crop(.gravity(.centre, width: width, height: height)).process(image)
     }
 
     /// Whether the pixels change after the decode (a centre cut), so nothing is encoded alongside.

@@ -101,8 +101,8 @@ public struct VipsDecoder: ImageDecoding {
             return .success(Decoded(image: DecodedImage(
                 width: Int(image.width), height: Int(image.height), pixels: pixels, sourceFormat: format,
                 sourceWidth: Int(image.source.width), sourceHeight: Int(image.source.height), animation: Self.animation(of: image),
-                firstFrameReason: Self.firstFrameReason(image, decoding: decoding),
-                fullSize: image.full_width > 0 ? DecodedImage.Size(width: Int(image.full_width), height: Int(image.full_height)) : nil,
+                firstFrameReason: Self.firstFrameReason(image, format: format, decoding: decoding),
+                fullSize: Self.fullSize(of: image, decoding: decoding),
                 copyright: copyright,
                 sourceOrientation: format == .heif ? 1 : Int(image.source.orientation),
                 sampleDepth: image.sample_bytes == 2 ? .sixteen : .eight), encoded: encoded))
@@ -191,15 +191,21 @@ public struct VipsDecoder: ImageDecoding {
         return nil
     }
 
+    /// The whole upright image's size when fewer pixels were decoded: a layout's size resolved
+    /// (``DecodeTarget/scaled(to:whole:)``) says it; a reduced scale, the shim.
+    private static func fullSize(of image: magpie_image, decoding: DecodingOptions) -> DecodedImage.Size? {
+        if case .scaled(_, let whole) = decoding.target { return whole }
+        return image.full_width > 0 ? DecodedImage.Size(width: Int(image.full_width), height: Int(image.full_height)) : nil
+    }
+
     private static func animation(of image: magpie_image) -> Animation? {
         guard image.frames > 1, let delays = image.delays else { return nil }
         return Animation(frameDelays: (0..<Int(image.frames)).map { Int(delays[$0]) }, loopCount: Int(image.loop))
     }
 
-    private static func firstFrameReason(_ image: magpie_image, decoding: DecodingOptions) -> DecodedImage.FirstFrameReason? {
+    private static func firstFrameReason(_ image: magpie_image, format: ImageFormat, decoding: DecodingOptions) -> DecodedImage.FirstFrameReason? {
         if image.source.unplayable_animation != 0 { return .formatNotAnimated }
-        let animatable = ImageFormat(shimCode: image.source.format).isAnimatable
-        guard animatable, image.source.pages > 1, image.frames <= 1 else { return nil }
+        guard format.isAnimatable, image.source.pages > 1, image.frames <= 1 else { return nil }
         return decoding.decodesAllFrames ? .overLimit : .requested
     }
 

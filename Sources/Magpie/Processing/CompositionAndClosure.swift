@@ -16,7 +16,7 @@ extension ImageProcessors {
 
         public func process(_ image: DecodedImage) throws(MagpieError) -> DecodedImage {
             var current = image
-            for processor in processors { current = try ProcessImage.run(processor, on: current) }
+            for processor in processors { current = try processor.run(on: current) }
             return current
         }
     }

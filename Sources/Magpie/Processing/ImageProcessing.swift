@@ -30,3 +30,23 @@ public protocol ImageProcessing: Sendable {
 extension ImageProcessing {
     public var keepsHighDepth: Bool { false }
 }
+
+extension ImageProcessing {
+    /// Runs the processor as the pipeline does: an image that kept 16 bits a sample is
+    /// narrowed first unless the processor keeps them, and a failure that does not name its
+    /// processor is named as this one's; a processor that refuses its input as too large (as a
+    /// decoder would) is passed on as it said. A layout is given the plan its decode was
+    /// resolved by (`planned`), if there was one.
+    func run(on image: DecodedImage, planned: LayoutPlan? = nil) throws(MagpieError) -> DecodedImage {
+        do {
+            let input = keepsHighDepth ? image : image.narrowedToEightBits()
+            if let planned, let layout = self as? ImageProcessors.Layout { return try layout.process(input, planned: planned) }
+            return try process(input)
+        } catch {
+            switch error {
+            case .processingFailed, .outputTooLarge, .cancelled, .imageTooLarge, .animationTooLarge: throw error
+            default: throw .processingFailed(processor: identifier, reason: error.description)
+            }
+        }
+    }
+}

@@ -88,34 +88,34 @@ extension DecodeImage {
         let rest: ImageProcessors.Layout.RestAfterDecode? =
             switch processor {
             case nil: .nothing
-            case let layout as ImageProcessors.Layout: layout.restAfterDecode(to: decoding.options.target)
+            case let layout as ImageProcessors.Layout: layout.restAfterDecode(to: decoding.options.target, planned: decoding.plan)
             default: nil
             }
         let bytes = data.bytes, metadata = data.metadata
+        let source = decoding.header.map { ImageFormat(shimCode: $0.format) } ?? .unknown
         let made = try await context.admitted(decoding, clock: shared.clock) { () throws(MagpieError) -> Result<DecodedForEncoding.Made, MagpieError> in
-            try Self.make(bytes, metadata: metadata, decoding: decoding, processor: processor, rest: rest, encoding: encoding)
+            try Self.make(bytes, metadata: metadata, decoding: decoding, source: source, processor: processor, rest: rest, encoding: encoding)
         }
         switch made {
         case .failure(let error):
             await context.forgetUndecodable(error, keys: input.keys)
             throw error
         case .success(let made):
-            let sourceFormat = decoding.header.map { ImageFormat(shimCode: $0.format) } ?? .unknown
-            return DecodedForEncoding(made: made, original: data, sourceFormat: sourceFormat, timings: data.timings)
+            return DecodedForEncoding(made: made, original: data, sourceFormat: source, timings: data.timings)
         }
     }
 
-    /// On a decoding thread within the decode budget, in the first way that holds (see above).
+    /// On a decoding thread within the decode budget, in the first way that holds (see above),
+    /// from `bytes` in the `source` format their header says.
     /// A decode's failure is returned (the bytes' fault: the original is forgotten); a
     /// processor's or the encoder's is thrown, as the stages would. Without the origin's
     /// validator the original is hashed (a tenth of a second for 64 MB), here too, never on
     /// Swift's cooperative threads.
     private static func make(
-        _ bytes: [UInt8], metadata: HTTPMetadata?, decoding: PipelineContext.Decoding, processor: (any ImageProcessing)?,
+        _ bytes: [UInt8], metadata: HTTPMetadata?, decoding: PipelineContext.Decoding, source: ImageFormat, processor: (any ImageProcessing)?,
         rest: ImageProcessors.Layout.RestAfterDecode?, encoding: EncodingRequest
     ) throws(MagpieError) -> Result<DecodedForEncoding.Made, MagpieError> {
         guard let header = decoding.header else { return .success(.notHeld) }
-        let source = ImageFormat(shimCode: header.format)
         func made(_ encoded: [UInt8], _ format: ImageFormat, size: DecodedImage.Size, _ way: DecodedForEncoding.Way) -> DecodedForEncoding.Made {
             .encoded(encoded, format, size: size, way: way, validator: EncodedImage.validator(of: bytes, metadata: metadata))
         }
@@ -130,7 +130,7 @@ extension DecodeImage {
         }
         var image: DecodedImage
         do throws(MagpieError) {
-            if rest == .nothing, let format = animationFormat(of: header, encoding: encoding) {
+            if rest == .nothing, let format = animationFormat(of: header, source: source, encoding: encoding) {
                 let decoded = try VipsDecoder().decode(
                     bytes, options: decoding.options, encodingAlongside: (encoding.encoder(quality: encoding.quality(for: format)), format))
                 image = decoded.image
@@ -146,17 +146,16 @@ extension DecodeImage {
         } catch {
             return .failure(error)
         }
-        if let processor { image = try ProcessImage.run(processor, on: image) }
+        if let processor { image = try processor.run(on: image, planned: decoding.plan) }
         let format = encoding.format(for: image, source: image.sourceFormat)
         let encoded = try encoding.encode(image, as: format)
         return .success(made(encoded, format, size: DecodedImage.Size(width: image.width, height: image.height), .bitmap(processorRuns: processor == nil ? 0 : 1)))
     }
 
-    /// The format an animation in a file with `header` is written as, when the shim can encode
-    /// its frames while later ones decode (WebP and GIF, `magpie_render_encoding`); assumed
-    /// animated and transparent until the decode says otherwise. `nil` for a still.
-    private static func animationFormat(of header: magpie_header, encoding: EncodingRequest) -> ImageFormat? {
-        let source = ImageFormat(shimCode: header.format)
+    /// The format an animation in a `source` file with `header` is written as, when the shim
+    /// can encode its frames while later ones decode (WebP and GIF, `magpie_render_encoding`);
+    /// assumed animated and transparent until the decode says otherwise. `nil` for a still.
+    private static func animationFormat(of header: magpie_header, source: ImageFormat, encoding: EncodingRequest) -> ImageFormat? {
         guard header.pages > 1, source.isAnimatable else { return nil }
         let format = encoding.format(for: TransparentAnimation(), source: source)
         return [.webp, .gif].contains(format) ? format : nil

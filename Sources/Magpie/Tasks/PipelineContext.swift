@@ -50,16 +50,19 @@ struct PipelineContext: Sendable {
         options.vectorDPI = request.vectorDPI
         options.keepsHighDepth = request.options.contains(.keepsHighDepth)
         let header = DecodeMemory.header(of: bytes, vectorDPI: request.vectorDPI)
-        if let header { options.target = target.resolved(for: header, keepsHighDepth: options.keepsHighDepth) }
+        var plan: LayoutPlan?
+        if let header { (options.target, plan) = target.resolving(for: header, keepsHighDepth: options.keepsHighDepth) }
         let cost = header.map { DecodeMemory.estimate(bytes, options: options, header: $0) } ?? 0
-        return Decoding(options: options, header: header, cost: cost)
+        return Decoding(options: options, header: header, cost: cost, plan: plan)
     }
 
-    /// A decode's options, the header they were resolved from, and what it costs of the budget.
+    /// A decode's options, the header they were resolved from, what it costs of the budget,
+    /// and the plan of the layout the target was resolved by, if any.
     struct Decoding: Sendable {
         let options: DecodingOptions
         let header: magpie_header?
         let cost: Int
+        let plan: LayoutPlan?
     }
 
     /// Runs `work` on the decoding threads once ``decodeBudget`` admits `decoding`'s cost; the

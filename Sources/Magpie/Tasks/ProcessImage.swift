@@ -40,22 +40,8 @@ final class ProcessImage: Sendable {
         }
         previews?.stop()
         let image = try await context.decodingPool.run { () throws(MagpieError) in
-            try Self.run(processor, on: before.container.image)
+            try processor.run(on: before.container.image)
         }
         return LoadedImage(container: before.container.replacingImage(image), source: before.source, metadata: before.metadata, timings: before.timings)
-    }
-
-    /// Runs a processor, naming it in any failure that does not already. A processor that
-    /// refuses its input as too large (as a decoder would) is passed on as it said. An image
-    /// that kept 16 bits a sample is narrowed first unless the processor keeps them.
-    static func run(_ processor: some ImageProcessing, on image: DecodedImage) throws(MagpieError) -> DecodedImage {
-        do {
-            return try processor.process(processor.keepsHighDepth ? image : image.narrowedToEightBits())
-        } catch {
-            switch error {
-            case .processingFailed, .outputTooLarge, .cancelled, .imageTooLarge, .animationTooLarge: throw error
-            default: throw .processingFailed(processor: processor.identifier, reason: error.description)
-            }
-        }
     }
 }

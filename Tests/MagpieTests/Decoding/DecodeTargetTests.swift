@@ -39,6 +39,24 @@ struct DecodeTargetTests {
         #expect((whole.width, whole.height, whole.fullSize) == (800, 600, nil))
     }
 
+    /// An angle that is no multiple of 90 degrees turns nothing (``ImageProcessors/Rotate``), so
+    /// the decode is sized for the image as it is, not as if turned a quarter; a quarter turn
+    /// fills the box with the image's height across.
+    @Test func anAngleThatTurnsNothingSizesTheDecodeUnturned() throws {
+        let bytes = try TestImages.texture(width: 800, height: 600, format: .jpeg)
+        var layout = Layout()
+        (layout.width, layout.height, layout.resizing) = (200, 100, .fill)
+        for rotation in [0, 45, 90, -90] {
+            layout.rotation = rotation
+            let scaled = try VipsDecoder().decode(bytes, options: DecodingOptions(target: .layout(layout)))
+            // 800 x 600 filling 200 x 100: a quarter of each side; turned, 600 x 800 a third.
+            let expected = rotation % 180 == 0 || rotation == 45 ? (200, 150) : (267, 200)
+            #expect((scaled.width, scaled.height) == expected, "\(rotation) degrees")
+            let laidOut = try ImageProcessors.Layout(layout).process(scaled)
+            #expect((laidOut.width, laidOut.height) == (200, 100), "\(rotation) degrees")
+        }
+    }
+
     @Test func aCropBoxIsCutFromTheWholeImage() throws {
         let bytes = try TestImages.texture(width: 400, height: 300, format: .png)
         let cut = try VipsDecoder().decode(bytes, options: DecodingOptions(target: .thumbnail(.init(width: 100, height: 50, fit: .crop))))

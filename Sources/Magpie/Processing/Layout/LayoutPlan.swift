@@ -184,11 +184,11 @@ public struct LayoutPlan: Sendable, Hashable {
         _ size: DecodedImage.Size, to area: DecodedImage.Size, at placement: Placement, offsetScale: Double, arithmetic: Layout.Arithmetic
     ) -> Cut? {
         guard area.width > 0 || area.height > 0 else { return nil }
-        let inner = DecodedImage.Size(width: Rounding.minNonZero(area.width, size.width), height: Rounding.minNonZero(area.height, size.height))
-        guard inner.width < size.width || inner.height < size.height else { return nil }
-        if case .smart(let gravity) = placement { return .smart(gravity, width: inner.width, height: inner.height) }
-        let origin = placement.origin(outer: size, inner: inner, scale: offsetScale, arithmetic: arithmetic)
-        return .rectangle(x: origin.x, y: origin.y, width: inner.width, height: inner.height)
+        let (width, height) = (Rounding.minNonZero(area.width, size.width), Rounding.minNonZero(area.height, size.height))
+        guard width < size.width || height < size.height else { return nil }
+        if case .smart(let gravity) = placement { return .smart(gravity, width: width, height: height) }
+        let origin = placement.origin(outer: size, inner: DecodedImage.Size(width: width, height: height), scale: offsetScale, arithmetic: arithmetic)
+        return .rectangle(x: origin.x, y: origin.y, width: width, height: height)
     }
 }
 

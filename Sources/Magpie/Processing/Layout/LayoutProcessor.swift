@@ -40,8 +40,14 @@ extension ImageProcessors {
         public var keepsHighDepth: Bool { true }
 
         public func process(_ image: DecodedImage) throws(MagpieError) -> DecodedImage {
+            try process(image, planned: nil)
+        }
+
+        /// ``process(_:)``, with the plan the decode was resolved by (``Layout/decodePlan(for:)``)
+        /// used instead of planning again when it is this layout's for the image's size.
+        func process(_ image: DecodedImage, planned: LayoutPlan?) throws(MagpieError) -> DecodedImage {
             // The whole upright image's size, though the decoder may have handed over fewer pixels.
-            var full = DecodedImage.Size(width: image.fullSize?.width ?? image.width, height: image.fullSize?.height ?? image.height)
+            var full = image.fullSize ?? DecodedImage.Size(width: image.width, height: image.height)
             var image = image
             if let trim = layout.trim {
                 // Only when the decode kept every pixel (a trim asks for no shrinking on load).
@@ -55,7 +61,7 @@ extension ImageProcessors {
             if layout.flipHorizontal || layout.flipVertical {
                 image = try Flip(horizontal: layout.flipHorizontal, vertical: layout.flipVertical).process(image)
             }
-            let plan = LayoutPlan(layout, source: full)
+            let plan = plan(for: full, planned: planned)
             try checkLimits(of: plan)
             // The size planned from: the whole image's, or less where the layout limits sources.
             var size = plan.source
@@ -88,6 +94,13 @@ extension ImageProcessors {
                 image = try Embed(width: canvas.width, height: canvas.height, x: canvas.x, y: canvas.y).process(image)
             }
             return image
+        }
+
+        /// This layout's plan for an image of `size`: `planned` when it is one (made for the
+        /// same size, with no source limit that could have changed what it was made from).
+        private func plan(for size: DecodedImage.Size, planned: LayoutPlan?) -> LayoutPlan {
+            if let planned, layout.sourceLimit == nil, planned.source == size { return planned }
+            return LayoutPlan(layout, source: size)
         }
 
         // Enlarged fills of extreme aspect ratios, minimum sizes, extension and padding can ask
@@ -126,13 +139,14 @@ extension ImageProcessors {
         }
 
         /// What is left of this layout once an image was decoded to `target`, the layout's own
-        /// target resolved against the image's header (``DecodeTarget/scaled(to:whole:)``):
-        /// nothing, or a crop of that decoded image. `nil` when the decode did not go straight to
-        /// the layout's size, when more is left (a trim, a turn or mirror, filters, canvases), or
-        /// when the output limits refuse the layout, which ``process(_:)`` then reports.
-        func restAfterDecode(to target: DecodeTarget) -> RestAfterDecode? {
+        /// target resolved against the image's header (``DecodeTarget/scaled(to:whole:)``) by
+        /// `planned` (planned again if it is not this image's plan): nothing, or a crop of that
+        /// decoded image. `nil` when the decode did not go straight to the layout's size, when
+        /// more is left (a trim, a turn or mirror, filters, canvases), or when the output limits
+        /// refuse the layout, which ``process(_:)`` then reports.
+        func restAfterDecode(to target: DecodeTarget, planned: LayoutPlan?) -> RestAfterDecode? {
             guard onlyScalesAndCuts, case .scaled(let box, let whole) = target else { return nil }
-            let plan = LayoutPlan(layout, source: whole)
+            let plan = plan(for: whole, planned: planned)
             guard plan.canvases.isEmpty, plan.crop == nil, let scaled = plan.scaled, scaled == box, (try? checkLimits(of: plan)) != nil
             else { return nil }
             guard let resultCrop = plan.resultCrop else { return .nothing }
@@ -145,7 +159,7 @@ extension ImageProcessors {
             layout.trim == nil && !layout.turns && !layout.flipHorizontal && !layout.flipVertical && filters.isEmpty
         }
 
-        /// See ``restAfterDecode(of:)``.
+        /// See ``restAfterDecode(to:planned:)``.
         enum RestAfterDecode: Equatable {
             case nothing
             case crop(Crop.Area)
@@ -165,17 +179,20 @@ extension Layout {
     /// angle not a multiple of 90 degrees, turns nothing); no `Rotate` is made for none.
     var turns: Bool { rotation != 0 && (ImageProcessors.Rotate(degrees: rotation)?.degrees ?? 0) != 0 }
 
-    /// The size a decode may go straight to for an image with `header`: the size this layout
+    /// What a decode may go straight to for an image with `header`: the size this layout
     /// scales the whole image to, upright, when it only scales it down (no trim, no crop before
-    /// scaling, no enlarging). `nil` otherwise.
-    func decodeSize(for header: magpie_header) -> DecodedImage.Size? {
+    /// scaling, no enlarging), with the image's upright size and the plan it was read from
+    /// (for the image turned as the layout turns it), which the layout then carries out without
+    /// planning again. `nil` otherwise.
+    func decodePlan(for header: magpie_header) -> (size: DecodedImage.Size, upright: DecodedImage.Size, plan: LayoutPlan)? {
         guard trim == nil, crop == nil else { return nil }
         let upright = Self.uprightSize(of: header)
-        let quarterTurn = rotation % 180 != 0
+        // As the layout turns it: an angle that is no multiple of 90 degrees turns nothing.
+        let quarterTurn = turns && rotation % 180 != 0
         let turned = quarterTurn ? DecodedImage.Size(width: upright.height, height: upright.width) : upright
         let plan = LayoutPlan(self, source: turned)
         guard plan.crop == nil, let scaled = plan.scaled, scaled.width <= turned.width, scaled.height <= turned.height else { return nil }
-        return DecodedImage.Size(width: quarterTurn ? scaled.height : scaled.width, height: quarterTurn ? scaled.width : scaled.height)
+        return (quarterTurn ? DecodedImage.Size(width: scaled.height, height: scaled.width) : scaled, upright, plan)
     }
 
     /// The image's size once upright (its EXIF orientation applied).
