@@ -46,7 +46,7 @@ struct PriorityDeliveryTests {
                 shared.onPriorityChange { priority in followed.withLockedValue { $0 = priority } }
                 return 1
             },
-            onEnd: { _ in })
+            onAbandon: { _ in })
         let subscription = NIOLockedValueBox<SharedTask<Int>.Subscription?>(nil)
         let waiting = Task {
             try await shared.value(priority: .low, registered: { registered in subscription.withLockedValue { $0 = registered } })

@@ -24,7 +24,7 @@ struct SharedTaskTests {
                 }
                 return 42
             },
-            onEnd: { _ in ended.withLockedValue { $0 += 1 } })
+            onAbandon: { _ in ended.withLockedValue { $0 += 1 } })
 
         let first = Task { try await shared.value(priority: .normal) }
         try await waitUntil { runs.withLockedValue { $0 } == 1 }
@@ -35,13 +35,54 @@ struct SharedTaskTests {
         // A subscriber that already held the task joins after everyone left.
         #expect(try await shared.value(priority: .normal) == 42)
         #expect(runs.withLockedValue { $0 } == 2)
-        #expect(ended.withLockedValue { $0 } == 2)
+        #expect(ended.withLockedValue { $0 } == 1, "finished: the work itself has its pool forget it")
+    }
+
+    /// A pool forgets a task as its work ends, however it ends, and when everyone leaves it; a
+    /// run abandoned and then ending late must not forget the task started for its key since.
+    @Test func aPoolForgetsEndedAndAbandonedWorkButNotItsSuccessor() async throws {
+        let pool = TaskPool<String, Int>(tracker: nil)
+        let (finished, _) = pool.task(for: "a") { _ throws(MagpieError) in 1 }
+        #expect(try await finished.value(priority: .normal) == 1)
+        try await waitUntil { !pool.contains("a") }
+        let (failed, _) = pool.task(for: "b") { _ throws(MagpieError) in throw .cancelled }
+        _ = try? await failed.value(priority: .normal)
+        try await waitUntil { !pool.contains("b") }
+
+        // Abandoned: forgotten at once, though its work is still winding down.
+        let (first, second) = (Gate(), Gate())
+        let firstRun = NIOLockedValueBox((started: false, ended: false))
+        let (abandoned, _) = pool.task(for: "c") { _ throws(MagpieError) in
+            firstRun.withLockedValue { $0.started = true }
+            await first.wait()
+            firstRun.withLockedValue { $0.ended = true }
+            throw .cancelled
+        }
+        let leaving = Task { try await abandoned.value(priority: .normal) }
+        try await waitUntil { firstRun.withLockedValue { $0.started } }
+        leaving.cancel()
+        _ = try? await leaving.value
+        #expect(!pool.contains("c"))
+        let (successor, joined) = pool.task(for: "c") { _ throws(MagpieError) in
+            await second.wait()
+            return 3
+        }
+        #expect(!joined)
+        let waiting = Task { try await successor.value(priority: .normal) }
+        // The abandoned run ends while its successor works: the successor stays the key's.
+        first.open()
+        try await waitUntil { firstRun.withLockedValue { $0.ended } }
+        for _ in 0..<100 { await Task.yield() }
+        #expect(pool.contains("c"))
+        second.open()
+        #expect(try await waiting.value == 3)
+        try await waitUntil { !pool.contains("c") }
     }
 
     @Test func workThatEndsBeforeItsStartIsRecordedStillDelivers() async throws {
         // Work that returns at once can finish before start() records its task.
         for _ in 0..<200 {
-            let shared = SharedTask<Int>(work: { _ throws(MagpieError) in 7 }, onEnd: { _ in })
+            let shared = SharedTask<Int>(work: { _ throws(MagpieError) in 7 }, onAbandon: { _ in })
             #expect(try await shared.value(priority: .normal) == 7)
         }
     }
@@ -53,7 +94,7 @@ struct SharedTaskTests {
         let shared = SharedTask<Int>(work: { _ throws(MagpieError) in
             await release.wait()
             return 5
-        }, onEnd: { _ in })
+        }, onAbandon: { _ in })
         let told = NIOLockedValueBox([Result<Int, MagpieError>]())
         let waiting = Task { try await shared.value(priority: .normal) }
         shared.whenEnded { result in told.withLockedValue { $0.append(result) } }
@@ -67,7 +108,7 @@ struct SharedTaskTests {
         let abandoned = SharedTask<Int>(work: { _ throws(MagpieError) in
             while !Task.isCancelled { await Task.yield() }
             throw .cancelled
-        }, onEnd: { _ in })
+        }, onAbandon: { _ in })
         let leaving = Task { try await abandoned.value(priority: .normal) }
         let cancelled = NIOLockedValueBox([Result<Int, MagpieError>]())
         abandoned.whenEnded { result in cancelled.withLockedValue { $0.append(result) } }

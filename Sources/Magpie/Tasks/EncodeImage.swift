@@ -20,15 +20,17 @@ final class EncodeImage: Sendable {
     }
 
     /// Whether the request is made by a decode that encodes as it goes (`DecodeImage+Encoding`):
-    /// the pipeline keeps no decoded images, nobody is decoding or processing the same image
-    /// already (that work is joined instead), and the request is a thumbnail or one processor.
+    /// the pipeline keeps no decoded images, the request is a thumbnail or one processor, and
+    /// the work the stages would make its image with is not running already (it is joined
+    /// instead): the processor's, which waits for the decode, or with none the decode's. (A
+    /// decode for another processor with the same decode target is not looked for.)
     func encodesInOnePass(_ input: StageInput, key: EncodeWorkKey) -> Bool {
         let request = input.request
         guard context.memory == nil, context.configuration.decoder is VipsDecoder, (key.encoding.maximumBytes ?? 0) <= 0,
             !request.options.contains(.keepsHighDepth), request.processors.count <= 1
         else { return false }
-        let processed = request.processors.isEmpty ? false : process.stage.isRunning(input.keys.processWork(upTo: 1))
-        return !processed && !decode.stage.isRunning(input.keys.decodeWork)
+        if request.processors.isEmpty { return !decode.stage.isRunning(input.keys.decodeWork) }
+        return !process.stage.isRunning(input.keys.processWork(upTo: 1))
     }
 
     /// The shared work for `key`, and whether it was already running.

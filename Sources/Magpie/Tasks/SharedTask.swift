@@ -50,7 +50,7 @@ final class SharedTask<Value: Sendable>: Sendable {
     }
 
     private let state: NIOLockedValueBox<State>
-    private let onEnd: @Sendable (SharedTask<Value>) -> Void
+    private let onAbandon: @Sendable (SharedTask<Value>) -> Void
     private let workContext = NIOLockedValueBox<InstrumentationContext?>(nil)
     /// What the work spent waiting, for its stage to take from its time.
     let clock = StageClock()
@@ -62,10 +62,11 @@ final class SharedTask<Value: Sendable>: Sendable {
         set { workContext.withLockedValue { $0 = newValue } }
     }
 
-    /// `onEnd` runs once when the work finishes or is abandoned; pools use it to forget the task.
-    init(work: @escaping Work, onEnd: @escaping @Sendable (SharedTask<Value>) -> Void) {
+    /// `onAbandon` runs when every subscriber left running work; a pool forgets the task then
+    /// (and, from the work itself, when it ends).
+    init(work: @escaping Work, onAbandon: @escaping @Sendable (SharedTask<Value>) -> Void) {
         self.state = NIOLockedValueBox(State(work: work))
-        self.onEnd = onEnd
+        self.onAbandon = onAbandon
     }
 
     // MARK: - Subscribers
@@ -184,7 +185,6 @@ final class SharedTask<Value: Sendable>: Sendable {
             return (waiting, state.takeEndHandlers())
         }
         guard let (continuations, handlers) = ended else { return }
-        onEnd(self)
         for continuation in continuations { continuation.resume(with: result) }
         for handler in handlers { handler(result) }
     }
@@ -211,7 +211,7 @@ final class SharedTask<Value: Sendable>: Sendable {
         if left.changed { publishPriority() }
         left.subscriber?.continuation?.resume(throwing: MagpieError.cancelled)
         if let abandoned = left.abandoned {
-            onEnd(self)
+            onAbandon(self)
             abandoned?.cancel()
         }
         for handler in left.handlers { handler(.failure(.cancelled)) }

@@ -163,18 +163,28 @@ final class TaskPool<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         self.tracker = tracker
     }
 
-    /// The running task for `key`, or a new one doing `work`. `joined` tells which.
+    /// The running task for `key`, or a new one doing `work`. `joined` tells which. The task is
+    /// forgotten as its work ends, from the work itself, or when everyone leaves it.
     func task(for key: Key, work: @escaping SharedTask<Value>.Work) -> (task: SharedTask<Value>, joined: Bool) {
         tasks.withLockedValue { tasks in
             if let existing = tasks[key] { return (existing, true) }
-            let task = SharedTask<Value>(work: work) { [weak self] ended in
-                self?.tasks.withLockedValue { tasks in
-                    if tasks[key] === ended { tasks[key] = nil }
-                }
-            }
+            let task = SharedTask<Value>(
+                work: { [weak self] shared throws(MagpieError) in
+                    defer { self?.forget(shared, for: key) }
+                    return try await work(shared)
+                },
+                onAbandon: { [weak self] abandoned in self?.forget(abandoned, for: key) })
             tasks[key] = task
             tracker?.track(task)
             return (task, false)
+        }
+    }
+
+    /// Forgets `task` if it is still the one for `key` (a run abandoned and then ended must not
+    /// forget the new task started for its key meanwhile).
+    private func forget(_ task: SharedTask<Value>, for key: Key) {
+        tasks.withLockedValue { tasks in
+            if tasks[key] === task { tasks[key] = nil }
         }
     }
 

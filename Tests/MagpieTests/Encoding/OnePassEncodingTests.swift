@@ -96,6 +96,26 @@ struct OnePassEncodingTests {
         }
     }
 
+    /// A request the decode stage could make joins the stages' work for the same image when it
+    /// is running (here a request with a byte limit, which the stages make): one download, one
+    /// decode, nothing made in one pass.
+    @Test func joinsTheStagesWorkForTheSameImage() async throws {
+        try await withTestFixture(configure: { $0.memoryCache = nil }) { fixture in
+            let gate = Gate()
+            fixture.server.serve("/a.jpg", .image(try TestImages.texture(width: 320, height: 240, format: .jpeg), gate: gate))
+            let request = ImageRequest(url: fixture.server.url("/a.jpg"), processors: [Self.layout(64, 64, .fill)])
+            async let staged = fixture.pipeline.encodedImage(for: request, encoding: EncodingRequest(format: .fixed(.jpeg), quality: 80, maximumBytes: 100_000))
+            try await waitUntil { fixture.pipeline.statistics.downloads == 1 }
+            async let joining = fixture.pipeline.encodedImage(for: request, encoding: EncodingRequest(format: .fixed(.webp), quality: 70))
+            try await waitUntil { fixture.pipeline.statistics.coalesced == 1 }
+            gate.open()
+            let (one, two) = try await (staged, joining)
+            #expect(one.format == .jpeg && two.format == .webp)
+            let counted = fixture.pipeline.statistics
+            #expect((counted.downloads, counted.decodes, counted.onePassEncodes, counted.processorRuns) == (1, 1, 0, 1))
+        }
+    }
+
     /// An animation going to WebP or GIF with nothing left after its decode is encoded while it
     /// decodes (the shim's `magpie_render_encoding`, frame by frame); the bytes must still be
     /// the stages'. Where the decode ends with one frame (a first frame kept alone) or the
