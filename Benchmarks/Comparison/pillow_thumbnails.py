@@ -2,7 +2,7 @@
 """What a Python user would write instead of `magpie fetch --thumbnail BOXxBOX --format webp`
 over a folder of JPEGs: Pillow reads each file (JPEG draft mode, then thumbnail()) and writes a
 WebP at quality 80, one at a time. usage: pillow_thumbnails.py SOURCE_DIR OUT_DIR [BOX]
-The caller measures time and peak memory (farm-bench)."""
+The caller measures time and peak memory (Benchmarks/Comparison/alternate.py)."""
 import os
 import sys
 

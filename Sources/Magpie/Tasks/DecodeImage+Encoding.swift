@@ -57,9 +57,9 @@ struct DecodedForEncoding: StageOutput {
 ///
 /// The encode stage asks for it (``EncodeImage``'s `encodesInOnePass`) only where skipping the
 /// stages between changes nothing but the time: the pipeline keeps no decoded images (the
-/// server's configuration), nobody is decoding or processing the same image already (that work
-/// is joined instead), and the request is a thumbnail or a single processor (the servers'
-/// layout). Made, in the first way that holds:
+/// server's configuration), the request is a thumbnail or a single processor (the servers'
+/// layout), and the stages' work for the same image is not running (it is joined instead).
+/// Made, in the first way that holds:
 /// - in one libvips pipeline, for a still whose layout decodes straight to its size and at most
 ///   crops, where the shim can write it so (no transparency, a format libvips writes; see
 ///   `magpie_encode_prepared`), ``PipelineStatistics/onePassEncodes``;
