@@ -46,6 +46,7 @@ struct DecodeTargetTests {
         let bytes = try TestImages.texture(width: 800, height: 600, format: .jpeg)
         var layout = Layout()
         (layout.width, layout.height, layout.resizing) = (200, 100, .fill)
+        var unturned: [UInt8] = []
         for rotation in [0, 45, 90, -90] {
             layout.rotation = rotation
             let scaled = try VipsDecoder().decode(bytes, options: DecodingOptions(target: .layout(layout)))
@@ -54,6 +55,9 @@ struct DecodeTargetTests {
             #expect((scaled.width, scaled.height) == expected, "\(rotation) degrees")
             let laidOut = try ImageProcessors.Layout(layout).process(scaled)
             #expect((laidOut.width, laidOut.height) == (200, 100), "\(rotation) degrees")
+            // An angle that turns nothing makes the unturned layout's pixels, resampled once.
+            if rotation == 0 { unturned = laidOut.pixels }
+            if rotation == 45 { #expect(laidOut.pixels == unturned) }
         }
     }
 
